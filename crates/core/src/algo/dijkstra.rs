@@ -1,0 +1,383 @@
+//! Cheapest plan to a goal: Dijkstra's algorithm, generalized to quorum joins after Knuth (1977,
+//! "A generalization of Dijkstra's algorithm"): a join that needs `k` inputs costs the sum of its
+//! `k` cheapest settled inputs, a superior function, so settling in order of cost stays correct.
+//! With no joins it is exactly Dijkstra.
+//!
+//! Complexity: O((V + E) log V) with a binary heap, plus O(k) per relaxation into a quorum join.
+//! Ties are broken by node index, so the same inputs always give the same plan. Weights come from
+//! an [`EdgeWeight`]; an infinite (or NaN) weight means "unusable" and the edge is skipped.
+//! Scratch buffers live in [`Dijkstra`] and are reused: routing again on a graph of the same
+//! size allocates nothing.
+//!
+//! ```
+//! use shr_core::{ToolGraph, algo::{Dijkstra, Plan}};
+//! let g = ToolGraph::from_json(r#"{"nodes":[{"id":"a"},{"id":"b"},{"id":"c"}],
+//!   "edges":[{"from":"a","to":"b","cost":1},{"from":"b","to":"c","cost":1},
+//!            {"from":"a","to":"c","cost":5}], "start":"a","goal":"c"}"#).unwrap();
+//! let mut d = Dijkstra::new();
+//! let mut plan = Plan::default();
+//! let found = d.route_into(&g, &[g.start()], g.goal(), &|e: usize| g.edge(e).cost, &mut (), &mut plan);
+//! assert!(found);
+//! assert_eq!(plan.cost, 2.0);
+//! assert_eq!(plan.ids(&g), ["a", "b", "c"]);
+//! ```
+
+use alloc::collections::BinaryHeap;
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use crate::graph::{Join, NodeIx, ToolGraph};
+
+/// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite = unusable.
+pub trait EdgeWeight {
+    fn weight(&self, edge: usize) -> f64;
+}
+
+impl<F: Fn(usize) -> f64> EdgeWeight for F {
+    #[inline]
+    fn weight(&self, edge: usize) -> f64 {
+        self(edge)
+    }
+}
+
+/// Receives each step of a search, for recording a trace to replay. `()` ignores everything and
+/// costs nothing.
+pub trait Observer {
+    /// `node` left the frontier with its final cost.
+    fn settled(&mut self, _node: NodeIx, _dist: f64) {}
+    /// Edge `edge` (`from -> to`) offered `to` the tentative cost `dist`; `improved` says
+    /// whether it became `to`'s best.
+    fn relaxed(&mut self, _edge: usize, _from: NodeIx, _to: NodeIx, _dist: f64, _improved: bool) {}
+    /// Edge `edge` was skipped because its weight is infinite (a failed tool).
+    fn skipped(&mut self, _edge: usize, _from: NodeIx, _to: NodeIx) {}
+}
+
+impl Observer for () {}
+
+/// A plan: the nodes to complete and the edges that feed them. A single path when the graph has
+/// no joins; a tree of branches (which may run concurrently) when it has.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Nodes in the order the search settled them (every node after the nodes feeding it).
+    pub nodes: Vec<NodeIx>,
+    /// Indices of the plan's edges.
+    pub edges: Vec<usize>,
+    /// Total cost (for joins, the sum over branches).
+    pub cost: f64,
+}
+
+impl Plan {
+    /// Node ids in plan order.
+    pub fn ids<'g>(&self, graph: &'g ToolGraph) -> Vec<&'g str> {
+        self.nodes.iter().map(|&v| graph.id(v)).collect()
+    }
+
+    /// Whether `v` is in the plan.
+    pub fn contains(&self, v: NodeIx) -> bool {
+        self.nodes.contains(&v)
+    }
+
+    /// The plan's predecessors of `v` (the nodes whose completion `v` waits for).
+    pub fn preds<'a>(&'a self, graph: &'a ToolGraph, v: NodeIx) -> impl Iterator<Item = NodeIx> + 'a {
+        self.edges.iter().map(|&e| graph.edge(e)).filter(move |e| e.to == v).map(|e| e.from)
+    }
+
+    /// The plan's successors of `v`.
+    pub fn succs<'a>(&'a self, graph: &'a ToolGraph, v: NodeIx) -> impl Iterator<Item = NodeIx> + 'a {
+        self.edges.iter().map(|&e| graph.edge(e)).filter(move |e| e.from == v).map(|e| e.to)
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, PartialEq)]
+struct Entry {
+    dist: f64,
+    node: u32,
+}
+
+impl Eq for Entry {}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: reverse so the cheapest, then lowest index, pops first.
+        other.dist.total_cmp(&self.dist).then_with(|| other.node.cmp(&self.node))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Reusable search state. One per thread of routing; cheap to keep around.
+#[derive(Clone, Debug, Default)]
+pub struct Dijkstra {
+    dist: Vec<f64>,
+    pred: Vec<u32>,
+    settled: Vec<bool>,
+    heap: BinaryHeap<EntryBox>,
+    /// For quorum joins: the `k` cheapest (cost, edge) inputs so far, in `join_vals[join_at[v]..]`.
+    join_at: Vec<u32>,
+    join_len: Vec<u32>,
+    join_vals: Vec<(f64, u32)>,
+    stack: Vec<NodeIx>,
+    mark: Vec<bool>,
+    source: Vec<bool>,
+    order: Vec<u32>,
+    size_for: usize,
+}
+
+// A newtype so the derive(Debug) above does not need Entry: Debug noise in docs.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct EntryBox(Entry);
+
+impl core::fmt::Debug for EntryBox {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "({}, {})", self.0.node, self.0.dist)
+    }
+}
+
+impl Dijkstra {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn prepare(&mut self, graph: &ToolGraph) {
+        let n = graph.node_count();
+        if self.size_for != n || self.dist.len() != n {
+            self.dist = alloc::vec![f64::INFINITY; n];
+            self.pred = alloc::vec![NONE; n];
+            self.settled = alloc::vec![false; n];
+            self.mark = alloc::vec![false; n];
+            self.source = alloc::vec![false; n];
+            self.order = alloc::vec![NONE; n];
+            self.join_at = alloc::vec![NONE; n];
+            self.join_len = alloc::vec![0; n];
+            self.join_vals.clear();
+            for (v, node) in graph.nodes().iter().enumerate() {
+                if let Join::Quorum(k) = node.join {
+                    self.join_at[v] = self.join_vals.len() as u32;
+                    self.join_vals.extend(core::iter::repeat_n((f64::INFINITY, NONE), k as usize));
+                }
+            }
+            self.size_for = n;
+        } else {
+            self.dist.fill(f64::INFINITY);
+            self.pred.fill(NONE);
+            self.settled.fill(false);
+            self.mark.fill(false);
+            self.source.fill(false);
+            self.order.fill(NONE);
+            self.join_len.fill(0);
+        }
+        self.heap.clear();
+        self.stack.clear();
+    }
+
+    /// Cost of the cheapest plan from any of `sources` (cost 0 each) to `goal`, or `None` when
+    /// the goal cannot be reached over finite weights. Fills `plan` when found.
+    pub fn route_into<W: EdgeWeight + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        observer: &mut O,
+        plan: &mut Plan,
+    ) -> bool {
+        plan.nodes.clear();
+        plan.edges.clear();
+        plan.cost = f64::INFINITY;
+        let Some(cost) = self.search(graph, sources, goal, weights, observer) else {
+            return false;
+        };
+        self.extract(graph, goal, plan);
+        plan.cost = cost;
+        true
+    }
+
+    /// Allocating convenience form of [`Dijkstra::route_into`].
+    pub fn route<W: EdgeWeight + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        observer: &mut O,
+    ) -> Option<Plan> {
+        let mut plan = Plan::default();
+        self.route_into(graph, sources, goal, weights, observer, &mut plan).then_some(plan)
+    }
+
+    /// Runs the search only; returns the goal's cost.
+    pub fn search<W: EdgeWeight + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        observer: &mut O,
+    ) -> Option<f64> {
+        self.prepare(graph);
+        let n = graph.node_count();
+        if goal >= n {
+            return None;
+        }
+        for &s in sources {
+            if s < n && !self.source[s] {
+                self.source[s] = true;
+                self.dist[s] = 0.0;
+                self.heap.push(EntryBox(Entry { dist: 0.0, node: s as u32 }));
+            }
+        }
+        let mut settled_count = 0u32;
+        while let Some(EntryBox(Entry { dist, node })) = self.heap.pop() {
+            let u = node as usize;
+            if self.settled[u] || dist > self.dist[u] {
+                continue;
+            }
+            self.settled[u] = true;
+            self.order[u] = settled_count;
+            settled_count += 1;
+            observer.settled(u, dist);
+            if u == goal {
+                return Some(dist);
+            }
+            for &e in graph.out_edges(u) {
+                let e = e as usize;
+                let edge = graph.edge(e);
+                let v = edge.to;
+                if self.settled[v] {
+                    continue;
+                }
+                let w = weights.weight(e);
+                if w.is_nan() || w == f64::INFINITY {
+                    observer.skipped(e, u, v);
+                    continue;
+                }
+                let offer = dist + w;
+                let tentative = match graph.node(v).join {
+                    Join::Any => {
+                        let improved = offer < self.dist[v];
+                        if improved {
+                            self.pred[v] = e as u32;
+                        }
+                        observer.relaxed(e, u, v, offer, improved);
+                        offer
+                    }
+                    Join::Quorum(k) => {
+                        let sum = self.offer_join(v, k as usize, offer, e as u32);
+                        observer.relaxed(e, u, v, offer, sum < self.dist[v]);
+                        sum
+                    }
+                };
+                if tentative < self.dist[v] {
+                    self.dist[v] = tentative;
+                    self.heap.push(EntryBox(Entry { dist: tentative, node: v as u32 }));
+                }
+            }
+        }
+        None
+    }
+
+    /// Adds an input to quorum node `v`; returns the sum of its `k` cheapest inputs, or infinity
+    /// while it has fewer than `k`.
+    fn offer_join(&mut self, v: NodeIx, k: usize, offer: f64, edge: u32) -> f64 {
+        let at = self.join_at[v] as usize;
+        let len = self.join_len[v] as usize;
+        let slots = &mut self.join_vals[at..at + k];
+        // Insertion into a sorted array of at most k: joins are small.
+        let mut i = len.min(k);
+        if i == k {
+            if offer >= slots[k - 1].0 {
+                return if len >= k { slots.iter().map(|s| s.0).sum() } else { f64::INFINITY };
+            }
+            i = k - 1;
+        }
+        while i > 0 && slots[i - 1].0 > offer {
+            if i < k {
+                slots[i] = slots[i - 1];
+            }
+            i -= 1;
+        }
+        slots[i] = (offer, edge);
+        let len = (len + 1).min(k);
+        self.join_len[v] = len as u32;
+        if len < k {
+            f64::INFINITY
+        } else {
+            slots.iter().map(|s| s.0).sum()
+        }
+    }
+
+    /// Walks predecessors back from the goal. Sources and nodes without a predecessor end a
+    /// branch.
+    fn extract(&mut self, graph: &ToolGraph, goal: NodeIx, plan: &mut Plan) {
+        self.stack.clear();
+        self.stack.push(goal);
+        self.mark[goal] = true;
+        while let Some(v) = self.stack.pop() {
+            plan.nodes.push(v);
+            if self.source[v] {
+                continue;
+            }
+            let feed: &[(f64, u32)] = match graph.node(v).join {
+                Join::Quorum(k) => {
+                    let at = self.join_at[v] as usize;
+                    &self.join_vals[at..at + k as usize]
+                }
+                Join::Any => &[],
+            };
+            let mut push_edge = |e: u32, stack: &mut Vec<NodeIx>, mark: &mut Vec<bool>| {
+                if e == NONE {
+                    return;
+                }
+                plan.edges.push(e as usize);
+                let from = graph.edge(e as usize).from;
+                if !mark[from] {
+                    mark[from] = true;
+                    stack.push(from);
+                }
+            };
+            if feed.is_empty() {
+                push_edge(self.pred[v], &mut self.stack, &mut self.mark);
+            } else {
+                for &(_, e) in feed {
+                    push_edge(e, &mut self.stack, &mut self.mark);
+                }
+            }
+        }
+        let order = &self.order;
+        plan.nodes.sort_unstable_by_key(|&v| order[v]);
+        plan.edges.sort_unstable_by_key(|&e| (order[graph.edge(e).to], graph.edge(e).from));
+    }
+}
+
+/// A recorded search, step by step, for replay in a visualizer.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Trace {
+    pub steps: Vec<TraceStep>,
+}
+
+/// One step of a recorded search.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum TraceStep {
+    Settled { node: NodeIx, dist: f64 },
+    Relaxed { edge: usize, from: NodeIx, to: NodeIx, dist: f64, improved: bool },
+    Skipped { edge: usize, from: NodeIx, to: NodeIx },
+}
+
+impl Observer for Trace {
+    fn settled(&mut self, node: NodeIx, dist: f64) {
+        self.steps.push(TraceStep::Settled { node, dist });
+    }
+    fn relaxed(&mut self, edge: usize, from: NodeIx, to: NodeIx, dist: f64, improved: bool) {
+        self.steps.push(TraceStep::Relaxed { edge, from, to, dist, improved });
+    }
+    fn skipped(&mut self, edge: usize, from: NodeIx, to: NodeIx) {
+        self.steps.push(TraceStep::Skipped { edge, from, to });
+    }
+}

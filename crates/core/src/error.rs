@@ -1,0 +1,123 @@
+//! Typed errors. Every error names what is wrong (the offending id or field) so that a host can
+//! show it to a person; nothing in the core panics on input.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use serde::{Deserialize, Serialize};
+
+/// What kind of problem a graph description has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// The text is not JSON, or not of the description's shape.
+    MalformedJson,
+    /// Two nodes share an id.
+    DuplicateId,
+    /// An id is empty or too long.
+    BadId,
+    /// An edge or a task names a node that does not exist.
+    UnknownNode,
+    /// A cost is below zero.
+    NegativeCost,
+    /// A cost is NaN or infinite.
+    NonFiniteCost,
+    /// The description has no start node.
+    MissingStart,
+    /// The description has no goal node.
+    MissingGoal,
+    /// An edge leads from a node to itself.
+    SelfLoop,
+    /// Two edges join the same pair of nodes in the same direction.
+    DuplicateEdge,
+    /// A quorum join asks for zero inputs, or for more inputs than the node has.
+    BadQuorum,
+    /// A label is longer than [`crate::limits::MAX_LABEL`].
+    LabelTooLong,
+    /// The description has more nodes or edges than the limits allow.
+    TooLarge,
+    /// A field has a value outside its range (retry attempts, quota, validator bounds...).
+    BadValue,
+    /// Warning only: the goal cannot be reached even with every tool healthy.
+    GoalUnreachable,
+}
+
+/// One problem found in a graph description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    /// The offending id (node id, `from->to` for an edge, or the field name).
+    pub at: String,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.at, self.message)
+    }
+}
+
+/// A graph description was refused. Holds every problem found, not only the first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GraphError {
+    pub problems: Vec<Problem>,
+}
+
+impl GraphError {
+    pub(crate) fn single(kind: ProblemKind, at: impl Into<String>, message: impl Into<String>) -> Self {
+        GraphError { problems: alloc::vec![Problem { kind, at: at.into(), message: message.into() }] }
+    }
+
+    /// Whether any problem is of the given kind.
+    pub fn has(&self, kind: ProblemKind) -> bool {
+        self.problems.iter().any(|p| p.kind == kind)
+    }
+}
+
+impl fmt::Display for GraphError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid tool graph ({} problem", self.problems.len())?;
+        if self.problems.len() != 1 {
+            f.write_str("s")?;
+        }
+        f.write_str(")")?;
+        for p in &self.problems {
+            write!(f, "; {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl core::error::Error for GraphError {}
+
+/// A host drove a [`crate::session::Session`] in a way it cannot accept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum SessionError {
+    /// The task names a node the graph does not have.
+    UnknownNode { id: String },
+    /// A report names a tool that has no call in flight (never called, or reported twice).
+    NotInFlight { tool: String },
+    /// `resolve_escalation` was called while no escalation was pending.
+    NoEscalation,
+    /// A decision demotes to a goal the graph does not have.
+    UnknownGoal { goal: String },
+    /// The session has finished; it takes no more reports.
+    Finished,
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::UnknownNode { id } => write!(f, "unknown node `{id}`"),
+            SessionError::NotInFlight { tool } => {
+                write!(f, "tool `{tool}` has no call in flight (never called, or already reported)")
+            }
+            SessionError::NoEscalation => f.write_str("no escalation is pending"),
+            SessionError::UnknownGoal { goal } => write!(f, "decision names unknown goal `{goal}`"),
+            SessionError::Finished => f.write_str("the session has finished"),
+        }
+    }
+}
+
+impl core::error::Error for SessionError {}

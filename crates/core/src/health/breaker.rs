@@ -1,0 +1,245 @@
+//! A three-state circuit breaker per tool (Nygard, 2007), driven by a clock value passed in.
+//!
+//! CLOSED -> OPEN when, over a sliding window (time and call count), the failure rate reaches its
+//! threshold after a minimum number of calls, or failures run consecutively; a hard failure
+//! reported by the host opens it at once. OPEN -> HALF_OPEN after the cooldown. HALF_OPEN lets a
+//! budget of probe calls through: a success closes it, a failure reopens it. After closing, the
+//! availability factor comes back to 1 gradually over several successes.
+
+use alloc::collections::VecDeque;
+use serde::{Deserialize, Serialize};
+
+use crate::Millis;
+
+/// Breaker thresholds. The defaults follow common resilience-library settings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BreakerConfig {
+    /// Failure rate (0..1) over the window that opens the breaker.
+    pub failure_rate: f64,
+    /// Consecutive failures that open the breaker regardless of the rate.
+    pub consecutive_failures: u32,
+    /// The window: outcomes older than this are forgotten...
+    pub window_ms: Millis,
+    /// ...and at most this many recent outcomes are kept.
+    pub window_calls: usize,
+    /// The rate is only judged once the window holds this many calls.
+    pub min_calls: u32,
+    /// How long the breaker stays OPEN before letting probes through.
+    pub cooldown_ms: Millis,
+    /// Probe calls allowed while HALF_OPEN.
+    pub half_open_probes: u32,
+    /// Successes after closing before the weight is fully back to normal.
+    pub recovery_successes: u32,
+    /// Availability factor while HALF_OPEN: high but finite, so only a path with no healthy
+    /// alternative goes through a probing tool.
+    pub half_open_factor: f64,
+}
+
+impl Default for BreakerConfig {
+    fn default() -> Self {
+        BreakerConfig {
+            failure_rate: 0.5,
+            consecutive_failures: 3,
+            window_ms: 15 * 60 * 1000,
+            window_calls: 100,
+            min_calls: 5,
+            cooldown_ms: 30_000,
+            half_open_probes: 1,
+            recovery_successes: 3,
+            half_open_factor: 8.0,
+        }
+    }
+}
+
+/// The breaker's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerState {
+    Closed,
+    Open,
+    HalfOpen,
+}
+
+/// A change of state, returned so the caller can log it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transition {
+    pub from: BreakerState,
+    pub to: BreakerState,
+}
+
+/// One tool's breaker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Breaker {
+    config: BreakerConfig,
+    state: BreakerState,
+    opened_at: Millis,
+    probes_used: u32,
+    consecutive: u32,
+    recovering: u32,
+    window: VecDeque<(Millis, bool)>,
+}
+
+impl Breaker {
+    pub fn new(config: BreakerConfig) -> Self {
+        Breaker {
+            config,
+            state: BreakerState::Closed,
+            opened_at: 0,
+            probes_used: 0,
+            consecutive: 0,
+            recovering: 0,
+            window: VecDeque::new(),
+        }
+    }
+
+    pub fn config(&self) -> &BreakerConfig {
+        &self.config
+    }
+
+    /// The state as of the last event; call [`Breaker::poll`] first to apply the cooldown.
+    pub fn state(&self) -> BreakerState {
+        self.state
+    }
+
+    /// Applies the passage of time: OPEN becomes HALF_OPEN once the cooldown has elapsed.
+    pub fn poll(&mut self, now: Millis) -> Option<Transition> {
+        if self.state == BreakerState::Open && now.saturating_sub(self.opened_at) >= self.config.cooldown_ms {
+            self.probes_used = 0;
+            return Some(self.set(BreakerState::HalfOpen));
+        }
+        None
+    }
+
+    /// Whether a call may go through now (CLOSED, or a HALF_OPEN probe left). Taking a probe
+    /// uses it up.
+    pub fn try_acquire(&mut self, now: Millis) -> bool {
+        self.poll(now);
+        match self.state {
+            BreakerState::Closed => true,
+            BreakerState::Open => false,
+            BreakerState::HalfOpen => {
+                if self.probes_used < self.config.half_open_probes {
+                    self.probes_used += 1;
+                    true
+                } else {
+                    false
+                }
+            }
+        }
+    }
+
+    /// Records a successful call.
+    pub fn on_success(&mut self, now: Millis) -> Option<Transition> {
+        self.poll(now);
+        self.remember(now, true);
+        self.consecutive = 0;
+        match self.state {
+            BreakerState::HalfOpen => {
+                self.recovering = self.config.recovery_successes;
+                // A fresh window: the failures that opened the breaker are history now.
+                self.window.clear();
+                Some(self.set(BreakerState::Closed))
+            }
+            _ => {
+                self.recovering = self.recovering.saturating_sub(1);
+                None
+            }
+        }
+    }
+
+    /// Records a failed call that may be transient: counts toward the thresholds.
+    pub fn on_failure(&mut self, now: Millis) -> Option<Transition> {
+        self.poll(now);
+        self.remember(now, false);
+        self.consecutive += 1;
+        match self.state {
+            BreakerState::HalfOpen => Some(self.open(now)),
+            BreakerState::Open => None,
+            BreakerState::Closed => {
+                let calls = self.window.len() as u32;
+                let failures = self.window.iter().filter(|(_, ok)| !ok).count() as f64;
+                let rate_hit =
+                    calls >= self.config.min_calls && failures / calls as f64 >= self.config.failure_rate;
+                if rate_hit || self.consecutive >= self.config.consecutive_failures {
+                    Some(self.open(now))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// A hard failure (outage reported by the host, failed probe): open at once.
+    pub fn trip(&mut self, now: Millis) -> Option<Transition> {
+        self.poll(now);
+        self.remember(now, false);
+        self.consecutive += 1;
+        if self.state == BreakerState::Open {
+            self.opened_at = now;
+            return None;
+        }
+        Some(self.open(now))
+    }
+
+    /// A manual reset (an operator or a host's probe says the tool is back): CLOSED, recovering.
+    pub fn reset(&mut self) -> Option<Transition> {
+        self.consecutive = 0;
+        self.window.clear();
+        if self.state == BreakerState::Closed {
+            return None;
+        }
+        self.recovering = self.config.recovery_successes;
+        Some(self.set(BreakerState::Closed))
+    }
+
+    /// The availability factor of the composite weight: 1 when healthy, infinite when OPEN,
+    /// high while HALF_OPEN, and stepping down from high to 1 over the recovery successes.
+    pub fn availability(&self) -> f64 {
+        match self.state {
+            BreakerState::Open => f64::INFINITY,
+            BreakerState::HalfOpen => self.config.half_open_factor,
+            BreakerState::Closed => {
+                let n = self.config.recovery_successes.max(1) as f64;
+                1.0 + (self.config.half_open_factor - 1.0) * (self.recovering as f64 / n) * 0.5
+            }
+        }
+    }
+
+    /// Failure rate over the current window (0 when empty).
+    pub fn error_rate(&self, now: Millis) -> f64 {
+        let recent = self.window.iter().filter(|(t, _)| now.saturating_sub(*t) < self.config.window_ms);
+        let (mut calls, mut failures) = (0u32, 0u32);
+        for (_, ok) in recent {
+            calls += 1;
+            failures += u32::from(!ok);
+        }
+        if calls == 0 {
+            0.0
+        } else {
+            failures as f64 / calls as f64
+        }
+    }
+
+    fn remember(&mut self, now: Millis, ok: bool) {
+        while self.window.len() >= self.config.window_calls.max(1) {
+            self.window.pop_front();
+        }
+        while self.window.front().is_some_and(|(t, _)| now.saturating_sub(*t) >= self.config.window_ms) {
+            self.window.pop_front();
+        }
+        self.window.push_back((now, ok));
+    }
+
+    fn open(&mut self, now: Millis) -> Transition {
+        self.opened_at = now;
+        self.recovering = 0;
+        self.set(BreakerState::Open)
+    }
+
+    fn set(&mut self, to: BreakerState) -> Transition {
+        let t = Transition { from: self.state, to };
+        self.state = to;
+        t
+    }
+}

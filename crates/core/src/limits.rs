@@ -1,0 +1,14 @@
+//! Limits on what a description may hold. Exceeding one is a clear error, never a slow death.
+
+/// Most nodes accepted from a description.
+pub const MAX_NODES: usize = 200_000;
+/// Most edges accepted from a description.
+pub const MAX_EDGES: usize = 2_000_000;
+/// Longest node id, in bytes.
+pub const MAX_ID: usize = 128;
+/// Longest label, in characters.
+pub const MAX_LABEL: usize = 200;
+/// Largest JSON description, in bytes.
+pub const MAX_JSON_BYTES: usize = 64 * 1024 * 1024;
+/// Most retry attempts a tool may declare.
+pub const MAX_RETRY_ATTEMPTS: u32 = 10;

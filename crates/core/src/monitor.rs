@@ -1,0 +1,268 @@
+//! Health monitors and priority competition (seed 000, section 2.1).
+//!
+//! A monitor is a cheap pure function of the decision point (task context, health, progress,
+//! the tools about to be called) that raises zero or more priority-scored [`Signal`]s. All
+//! monitors run at every decision point; the highest priority wins, ties broken by a fixed
+//! monitor order ([`MonitorKind`]'s order). The session acts on the winner only.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::graph::{NodeIx, ToolGraph};
+use crate::health::{BreakerState, HealthBook};
+use crate::Millis;
+
+/// Task context: values monitors read (`amount`, `request`, `known_bad`...).
+pub type Context = BTreeMap<String, Value>;
+
+/// The built-in monitors, in tie-break order: on equal priority the earlier one wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MonitorKind {
+    Risk,
+    ToolHealth,
+    Progress,
+    Memory,
+    Intent,
+}
+
+/// What a signal is about, which decides what the session does if it wins.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SignalKind {
+    /// Routine: carry on with the plan.
+    Intent { intent: String },
+    /// A context value crossed a risk threshold before a guarded stage: escalate before acting.
+    Risk { rule: usize, key: String, value: f64, max: f64, stage: String },
+    /// Tools failed or are unavailable: reweight and reroute.
+    ToolDown { tools: Vec<String> },
+    /// The task's tool-call or visit budget would be exceeded: escalate.
+    Budget { used: u32, limit: u32 },
+    /// A tool known to be bad (earlier sessions, shared signals) is about to be used: avoid it.
+    KnownBad { tool: String },
+}
+
+/// One monitor's output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Signal {
+    pub source: MonitorKind,
+    pub priority: f64,
+    #[serde(flatten)]
+    pub kind: SignalKind,
+}
+
+/// What monitors see at a decision point.
+pub struct DecisionView<'a> {
+    pub graph: &'a ToolGraph,
+    pub context: &'a Context,
+    pub health: &'a HealthBook,
+    pub now: Millis,
+    /// Tools about to be called.
+    pub next_tools: &'a [NodeIx],
+    /// Tools whose failure was just reported and not yet routed around.
+    pub just_failed: &'a [NodeIx],
+    /// Tools this task already avoids (failed, refused or known bad).
+    pub avoided: &'a [bool],
+    pub tool_calls: u32,
+    pub tool_budget: u32,
+    /// Risk rules already answered by an escalation in this task.
+    pub acknowledged: &'a [bool],
+}
+
+/// A monitor: pure, cheap, and without side effects.
+pub trait Monitor {
+    fn kind(&self) -> MonitorKind;
+    fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>);
+}
+
+/// Priorities of the built-in signals (seed 000's figures where it gives them).
+pub mod priority {
+    pub const TOOL_DOWN: f64 = 0.99;
+    pub const BUDGET: f64 = 0.97;
+    pub const KNOWN_BAD: f64 = 0.93;
+    pub const ROUTINE: f64 = 0.5;
+}
+
+/// Keyword rules on the task's `request` text.
+pub struct IntentMonitor;
+
+impl Monitor for IntentMonitor {
+    fn kind(&self) -> MonitorKind {
+        MonitorKind::Intent
+    }
+    fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        let request = view.context.get("request").and_then(Value::as_str).unwrap_or("").to_lowercase();
+        let hit = view.graph.intents().iter().find(|r| request.contains(&r.keyword.to_lowercase()));
+        let (intent, priority) = match hit {
+            Some(r) => (r.keyword.clone(), r.priority),
+            None => ("proceed".to_string(), priority::ROUTINE),
+        };
+        out.push(Signal { source: MonitorKind::Intent, priority, kind: SignalKind::Intent { intent } });
+    }
+}
+
+/// Threshold rules on context values, guarding stages.
+pub struct RiskMonitor;
+
+impl Monitor for RiskMonitor {
+    fn kind(&self) -> MonitorKind {
+        MonitorKind::Risk
+    }
+    fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        for (i, rule) in view.graph.risk_rules().iter().enumerate() {
+            if view.acknowledged.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let guarded = view
+                .next_tools
+                .iter()
+                .any(|&t| view.graph.node(t).stage.as_deref() == Some(rule.stage.as_str()));
+            let Some(value) = view.context.get(&rule.key).and_then(Value::as_f64) else {
+                continue;
+            };
+            if guarded && value > rule.max {
+                out.push(Signal {
+                    source: MonitorKind::Risk,
+                    priority: rule.priority,
+                    kind: SignalKind::Risk {
+                        rule: i,
+                        key: rule.key.clone(),
+                        value,
+                        max: rule.max,
+                        stage: rule.stage.clone(),
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// Breaker states and reported failures.
+pub struct ToolHealthMonitor;
+
+impl Monitor for ToolHealthMonitor {
+    fn kind(&self) -> MonitorKind {
+        MonitorKind::ToolHealth
+    }
+    fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        let mut tools: Vec<String> = view.just_failed.iter().map(|&t| view.graph.id(t).to_string()).collect();
+        for &t in view.next_tools {
+            let down =
+                view.health.state(t) == BreakerState::Open || !view.health.weight(t, view.now).is_finite();
+            if down && !view.avoided.get(t).copied().unwrap_or(false) {
+                tools.push(view.graph.id(t).to_string());
+            }
+        }
+        if !tools.is_empty() {
+            out.push(Signal {
+                source: MonitorKind::ToolHealth,
+                priority: priority::TOOL_DOWN,
+                kind: SignalKind::ToolDown { tools },
+            });
+        }
+    }
+}
+
+/// The task's tool-call budget.
+pub struct ProgressMonitor;
+
+impl Monitor for ProgressMonitor {
+    fn kind(&self) -> MonitorKind {
+        MonitorKind::Progress
+    }
+    fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        let used = view.tool_calls + view.next_tools.len() as u32;
+        if !view.next_tools.is_empty() && used > view.tool_budget {
+            out.push(Signal {
+                source: MonitorKind::Progress,
+                priority: priority::BUDGET,
+                kind: SignalKind::Budget { used, limit: view.tool_budget },
+            });
+        }
+    }
+}
+
+/// Tools known to be bad from earlier sessions or shared signals (context `known_bad`).
+pub struct MemoryMonitor;
+
+impl Monitor for MemoryMonitor {
+    fn kind(&self) -> MonitorKind {
+        MonitorKind::Memory
+    }
+    fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        let Some(Value::Array(bad)) = view.context.get("known_bad") else {
+            return;
+        };
+        for &t in view.next_tools {
+            let id = view.graph.id(t);
+            if bad.iter().any(|b| b.as_str() == Some(id)) && !view.avoided.get(t).copied().unwrap_or(false) {
+                out.push(Signal {
+                    source: MonitorKind::Memory,
+                    priority: priority::KNOWN_BAD,
+                    kind: SignalKind::KnownBad { tool: id.to_string() },
+                });
+            }
+        }
+    }
+}
+
+/// The set of monitors a session runs.
+pub struct Monitors {
+    monitors: Vec<Box<dyn Monitor>>,
+}
+
+impl Default for Monitors {
+    fn default() -> Self {
+        Monitors {
+            monitors: alloc::vec![
+                Box::new(IntentMonitor),
+                Box::new(RiskMonitor),
+                Box::new(ToolHealthMonitor),
+                Box::new(ProgressMonitor),
+                Box::new(MemoryMonitor),
+            ],
+        }
+    }
+}
+
+impl Monitors {
+    /// No monitors at all (routing only).
+    pub fn none() -> Self {
+        Monitors { monitors: Vec::new() }
+    }
+
+    /// Adds a monitor.
+    pub fn with(mut self, m: Box<dyn Monitor>) -> Self {
+        self.monitors.push(m);
+        self
+    }
+
+    /// Runs every monitor.
+    pub fn run(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        for m in &self.monitors {
+            m.observe(view, out);
+        }
+    }
+}
+
+/// The winning signal: highest priority, ties to the earlier [`MonitorKind`], then to the
+/// earlier signal.
+pub fn compete(signals: &[Signal]) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, s) in signals.iter().enumerate() {
+        best = match best {
+            None => Some(i),
+            Some(b) => {
+                let cur = &signals[b];
+                let better =
+                    s.priority > cur.priority || (s.priority == cur.priority && s.source < cur.source);
+                Some(if better { i } else { b })
+            }
+        };
+    }
+    best
+}

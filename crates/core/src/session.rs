@@ -1,0 +1,879 @@
+//! The self-healing loop as a sans-IO state machine (DESIGN section 6).
+//!
+//! The session decides; the host performs the calls. Call [`Session::next`] to learn what to
+//! do ([`Action::CallTools`], [`Action::Wait`], [`Action::Escalate`], [`Action::Finished`]),
+//! perform it, and report back with [`Session::report`] or [`Session::resolve_escalation`].
+//! Time is a clock value passed in; the session never reads a clock, so the same graph, the same
+//! outcomes and the same clock give the same events.
+//!
+//! ```
+//! use shr_core::{ToolGraph, Session, Task, Action, ToolResult};
+//! let g = ToolGraph::from_json(r#"{"nodes":[{"id":"start","tool":false},{"id":"pay"},
+//!   {"id":"done","tool":false}], "edges":[{"from":"start","to":"pay"},{"from":"pay","to":"done"}],
+//!   "start":"start","goal":"done"}"#).unwrap();
+//! let mut s = Session::new(g, Task::default(), 0).unwrap();
+//! let Action::CallTools { calls } = s.next(0) else { panic!() };
+//! assert_eq!(calls[0].tool, "pay");
+//! s.report("pay", ToolResult::ok(serde_json::json!({}), 12.0), 12).unwrap();
+//! assert!(matches!(s.next(12), Action::Finished { outcome } if outcome.path == ["start", "pay", "done"]));
+//! ```
+
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::algo::{Dijkstra, Plan};
+use crate::error::SessionError;
+use crate::event::{Event, EventKind, PlanView};
+use crate::graph::{Join, NodeIx, ToolGraph};
+use crate::health::{BreakerConfig, HealthBook, Transition};
+use crate::monitor::{compete, Context, DecisionView, Monitors, Signal, SignalKind};
+use crate::validate;
+use crate::Millis;
+
+/// A task: where to go, and what monitors should know.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// Goal node id; the graph's goal when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// Start node id; the graph's start when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default)]
+    pub context: Context,
+}
+
+/// Session limits.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionConfig {
+    /// Tool calls allowed in the task (retries included).
+    pub tool_budget: u32,
+    /// Escalations allowed before the session gives up with reason `budget`.
+    pub escalation_budget: u32,
+    pub breaker: BreakerConfig,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig { tool_budget: 64, escalation_budget: 4, breaker: BreakerConfig::default() }
+    }
+}
+
+/// The seed 003 failure categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Bad arguments: ask for better input. Says nothing about the tool's health.
+    Input,
+    /// Outage, timeout, bad response: the tool's health suffers; reroute.
+    Service,
+    /// Refused by rule: try an alternative, or escalate.
+    Policy,
+}
+
+/// A failed call as the host reports it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolFailure {
+    pub category: Category,
+    /// Worth retrying (a timeout, a 503). A permanent failure skips the retries.
+    #[serde(default)]
+    pub transient: bool,
+    #[serde(default)]
+    pub message: String,
+    /// Recovery text from the tool (seed 003), carried verbatim into an escalation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_action: Option<String>,
+    #[serde(default)]
+    pub latency_ms: f64,
+}
+
+/// The outcome of one call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ToolResult {
+    Ok {
+        #[serde(default)]
+        output: Value,
+        #[serde(default)]
+        latency_ms: f64,
+    },
+    Err(ToolFailure),
+}
+
+impl ToolResult {
+    pub fn ok(output: Value, latency_ms: f64) -> Self {
+        ToolResult::Ok { output, latency_ms }
+    }
+
+    /// A permanent service failure: an outage.
+    pub fn outage(message: impl Into<String>) -> Self {
+        ToolResult::Err(ToolFailure {
+            category: Category::Service,
+            transient: false,
+            message: message.into(),
+            agent_action: None,
+            latency_ms: 0.0,
+        })
+    }
+
+    /// A transient service failure (timeout, 503).
+    pub fn transient(message: impl Into<String>) -> Self {
+        ToolResult::Err(ToolFailure {
+            category: Category::Service,
+            transient: true,
+            message: message.into(),
+            agent_action: None,
+            latency_ms: 0.0,
+        })
+    }
+}
+
+/// A call the host should make.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    pub tool: String,
+    /// 1 for the first call, 2 for the first retry...
+    pub attempt: u32,
+    /// Do not call before this clock value (retry backoff).
+    pub not_before: Millis,
+}
+
+/// Why the session asks for help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EscalationReason {
+    /// No path to the goal exists over healthy tools.
+    NoPath,
+    /// A risk signal won before acting.
+    Risk,
+    /// A budget (tool calls, escalations) ran out.
+    Budget,
+    /// A tool refused by policy and no alternative exists.
+    Policy,
+    /// A tool rejected its input; better input is needed.
+    Input,
+}
+
+/// What the session asks the LLM (or a person).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EscalationRequest {
+    pub reason: EscalationReason,
+    pub goal: String,
+    pub failed: Vec<String>,
+    pub completed: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Signal>,
+}
+
+/// The answer to an escalation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// Pursue another goal node instead.
+    Demote { goal: String },
+    /// Carry on (a risk was reviewed and accepted, or input was fixed).
+    Approve,
+    /// Stop the task with a message. Terminal.
+    Abort { message: String },
+    /// Hand the task to someone else. Terminal.
+    HandOff { to: String },
+}
+
+/// How a task ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The original goal was reached.
+    Completed,
+    /// A demoted goal was reached.
+    Demoted,
+    /// An escalation ended the task (abort or hand-off).
+    Escalated,
+}
+
+/// The result of a task, covering the whole run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub status: Status,
+    pub goal: String,
+    pub original_goal: String,
+    /// Completed nodes in completion order, over the whole run.
+    pub path: Vec<String>,
+    /// Sum of the description costs of every edge the run traversed.
+    pub cost: f64,
+    pub tool_calls: u32,
+    pub llm_calls: u32,
+    pub reroutes: u32,
+    pub retries: u32,
+    pub failures: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// What the host should do next.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    CallTools {
+        calls: Vec<Call>,
+    },
+    /// Calls are in flight; report them first.
+    Wait,
+    Escalate {
+        request: EscalationRequest,
+    },
+    Finished {
+        outcome: Outcome,
+    },
+}
+
+/// Why tools are being routed around at this decision point.
+#[derive(Clone, Debug, Default)]
+struct Pending {
+    failed: Vec<NodeIx>,
+    policy: bool,
+    agent_action: Option<String>,
+}
+
+/// The self-healing session. See the module docs.
+pub struct Session {
+    graph: ToolGraph,
+    health: HealthBook,
+    config: SessionConfig,
+    monitors: Monitors,
+    context: Context,
+    start: NodeIx,
+    goal: NodeIx,
+    original_goal: NodeIx,
+    plan: Option<Plan>,
+    dijkstra: Dijkstra,
+    completed: Vec<bool>,
+    completion: Vec<NodeIx>,
+    cost: f64,
+    in_flight: BTreeMap<NodeIx, u32>,
+    retry_at: BTreeMap<NodeIx, (u32, Millis)>,
+    retries_used: Vec<u32>,
+    /// Failed (service), refused (policy) or known bad in this task: never routed through again
+    /// in this task, whatever its breaker says later.
+    avoided: Vec<bool>,
+    failed_ids: Vec<String>,
+    /// Nodes an edge of the run has left (so they are not the tip of a branch).
+    left: Vec<bool>,
+    needs_replan: bool,
+    pending: Pending,
+    acknowledged: Vec<bool>,
+    escalation: Option<EscalationRequest>,
+    outcome: Option<Outcome>,
+    events: Vec<Event>,
+    now: Millis,
+    tool_calls: u32,
+    llm_calls: u32,
+    reroutes: u32,
+    retries: u32,
+    failures: u32,
+    signals: Vec<Signal>,
+}
+
+impl Session {
+    /// A session on fresh health, with default limits and monitors.
+    pub fn new(graph: ToolGraph, task: Task, now: Millis) -> Result<Session, SessionError> {
+        let health = HealthBook::new(&graph, BreakerConfig::default());
+        Session::with_parts(graph, task, health, SessionConfig::default(), Monitors::default(), now)
+    }
+
+    /// A session on given health (shared across tasks by a router), limits and monitors.
+    pub fn with_parts(
+        graph: ToolGraph,
+        task: Task,
+        health: HealthBook,
+        config: SessionConfig,
+        monitors: Monitors,
+        now: Millis,
+    ) -> Result<Session, SessionError> {
+        let lookup = |id: &Option<String>, default: NodeIx| match id {
+            None => Ok(default),
+            Some(id) => graph.index(id).ok_or_else(|| SessionError::UnknownNode { id: id.clone() }),
+        };
+        let goal = lookup(&task.goal, graph.goal())?;
+        let start = lookup(&task.start, graph.start())?;
+        let n = graph.node_count();
+        let health = if health.len() == n { health } else { HealthBook::new(&graph, config.breaker) };
+        Ok(Session {
+            acknowledged: alloc::vec![false; graph.risk_rules().len()],
+            health,
+            config,
+            monitors,
+            context: task.context,
+            start,
+            goal,
+            original_goal: goal,
+            plan: None,
+            dijkstra: Dijkstra::new(),
+            completed: alloc::vec![false; n],
+            completion: Vec::new(),
+            cost: 0.0,
+            in_flight: BTreeMap::new(),
+            retry_at: BTreeMap::new(),
+            retries_used: alloc::vec![0; n],
+            avoided: alloc::vec![false; n],
+            failed_ids: Vec::new(),
+            left: alloc::vec![false; n],
+            needs_replan: false,
+            pending: Pending::default(),
+            escalation: None,
+            outcome: None,
+            events: Vec::new(),
+            now,
+            tool_calls: 0,
+            llm_calls: 0,
+            reroutes: 0,
+            retries: 0,
+            failures: 0,
+            signals: Vec::new(),
+            graph,
+        })
+    }
+}
+
+/// What the winner of a decision point asks for.
+enum Verdict {
+    Proceed,
+    Changed,
+}
+
+impl Session {
+    pub fn graph(&self) -> &ToolGraph {
+        &self.graph
+    }
+    pub fn health(&self) -> &HealthBook {
+        &self.health
+    }
+    /// Gives the health back (a router keeps it across tasks).
+    pub fn into_health(self) -> HealthBook {
+        self.health
+    }
+    /// Every event so far.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+    /// Events from position `seq` on (for streaming to a listener).
+    pub fn events_since(&self, seq: usize) -> &[Event] {
+        self.events.get(seq..).unwrap_or(&[])
+    }
+    pub fn llm_calls(&self) -> u32 {
+        self.llm_calls
+    }
+    pub fn tool_calls(&self) -> u32 {
+        self.tool_calls
+    }
+    /// The current plan.
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.as_ref()
+    }
+    /// The current goal's id.
+    pub fn goal(&self) -> &str {
+        self.graph.id(self.goal)
+    }
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+    pub fn is_finished(&self) -> bool {
+        self.outcome.is_some()
+    }
+    /// The pending escalation, if any.
+    pub fn escalation(&self) -> Option<&EscalationRequest> {
+        self.escalation.as_ref()
+    }
+    /// Completed nodes, in completion order.
+    pub fn completed(&self) -> impl Iterator<Item = &str> {
+        self.completion.iter().map(|&v| self.graph.id(v))
+    }
+
+    /// What the host should do now.
+    pub fn next(&mut self, now: Millis) -> Action {
+        self.tick(now);
+        // Every round completes a node, replans, escalates or returns, so this bound is never
+        // reached on a well-formed run; it keeps a bug from becoming an endless loop in a host.
+        for _ in 0..(4 * self.graph.node_count() + 16) {
+            if let Some(outcome) = &self.outcome {
+                return Action::Finished { outcome: outcome.clone() };
+            }
+            if let Some(request) = &self.escalation {
+                return Action::Escalate { request: request.clone() };
+            }
+            if !self.pending.failed.is_empty() {
+                // K failures reported together cost one recomputation: wait for the batch.
+                if !self.in_flight.is_empty() {
+                    return Action::Wait;
+                }
+                let failed = self.pending.failed.clone();
+                if let Verdict::Changed = self.decide(&[], &failed) {
+                    if self.escalation.is_some() || self.outcome.is_some() {
+                        continue;
+                    }
+                }
+                self.replan();
+                continue;
+            }
+            if self.plan.is_none() || self.needs_replan {
+                self.replan();
+                continue;
+            }
+            self.poll_breakers();
+            if self.complete_ready_waypoints() {
+                continue;
+            }
+            let ready = self.ready_tools();
+            if ready.is_empty() {
+                if !self.in_flight.is_empty() {
+                    return Action::Wait;
+                }
+                self.needs_replan = true;
+                continue;
+            }
+            match self.decide(&ready, &[]) {
+                Verdict::Proceed => return Action::CallTools { calls: self.dispatch(&ready) },
+                Verdict::Changed => continue,
+            }
+        }
+        self.finish(Status::Escalated, Some("session made no progress".to_string()));
+        match &self.outcome {
+            Some(outcome) => Action::Finished { outcome: outcome.clone() },
+            None => Action::Wait,
+        }
+    }
+
+    /// Reports the outcome of a call made on the session's behalf.
+    pub fn report(&mut self, tool: &str, result: ToolResult, now: Millis) -> Result<(), SessionError> {
+        if self.outcome.is_some() {
+            return Err(SessionError::Finished);
+        }
+        let v = self.graph.index(tool).ok_or_else(|| SessionError::UnknownNode { id: tool.to_string() })?;
+        let attempt =
+            self.in_flight.remove(&v).ok_or_else(|| SessionError::NotInFlight { tool: tool.to_string() })?;
+        self.tick(now);
+        let (failure, implicit) = match result {
+            ToolResult::Ok { output, latency_ms } => {
+                match validate::check_all(&self.graph.node(v).validators, &output) {
+                    Ok(()) => {
+                        self.emit(EventKind::ToolSucceeded { tool: tool.to_string(), latency_ms });
+                        let t = self.health.on_success(v, latency_ms, self.now);
+                        self.breaker_event(v, t);
+                        self.complete(v);
+                        return Ok(());
+                    }
+                    Err(message) => (
+                        ToolFailure {
+                            category: Category::Service,
+                            transient: true,
+                            message,
+                            agent_action: None,
+                            latency_ms,
+                        },
+                        true,
+                    ),
+                }
+            }
+            ToolResult::Err(f) => (f, false),
+        };
+        self.failures += 1;
+        self.emit(EventKind::ToolFailed {
+            tool: tool.to_string(),
+            category: failure.category,
+            implicit,
+            transient: failure.transient,
+            message: failure.message.clone(),
+            agent_action: failure.agent_action.clone(),
+        });
+        match failure.category {
+            Category::Input => {
+                // Bad input says nothing about the tool's health: ask for better input.
+                self.escalate(EscalationReason::Input, failure.agent_action, None);
+            }
+            Category::Service => {
+                let policy = self.graph.node(v).retry;
+                if failure.transient && self.retries_used[v] < policy.attempts {
+                    let t = self.health.on_failure(v, self.now);
+                    self.breaker_event(v, t);
+                    if self.health.state(v) != crate::health::BreakerState::Open {
+                        self.retries_used[v] += 1;
+                        self.retries += 1;
+                        let not_before =
+                            self.now + policy.backoff_ms.saturating_mul(self.retries_used[v] as u64);
+                        self.retry_at.insert(v, (attempt + 1, not_before));
+                        self.emit(EventKind::Retried {
+                            tool: tool.to_string(),
+                            attempt: attempt + 1,
+                            not_before,
+                        });
+                        return Ok(());
+                    }
+                } else {
+                    let t = self.health.trip(v, self.now);
+                    self.breaker_event(v, t);
+                }
+                self.route_around(v, false, None);
+            }
+            Category::Policy => self.route_around(v, true, failure.agent_action),
+        }
+        Ok(())
+    }
+
+    /// Answers the pending escalation.
+    pub fn resolve_escalation(&mut self, decision: Decision, now: Millis) -> Result<(), SessionError> {
+        if self.outcome.is_some() {
+            return Err(SessionError::Finished);
+        }
+        let request = self.escalation.take().ok_or(SessionError::NoEscalation)?;
+        self.tick(now);
+        if let Some(Signal { kind: SignalKind::Risk { rule, .. }, .. }) = &request.signal {
+            if let Some(a) = self.acknowledged.get_mut(*rule) {
+                *a = true;
+            }
+        }
+        match decision {
+            Decision::Demote { goal } => {
+                let Some(g) = self.graph.index(&goal) else {
+                    self.escalation = Some(request);
+                    return Err(SessionError::UnknownGoal { goal });
+                };
+                self.emit(EventKind::GoalDemoted { from: self.graph.id(self.goal).to_string(), to: goal });
+                self.goal = g;
+                self.needs_replan = true;
+            }
+            Decision::Approve => self.needs_replan = true,
+            Decision::Abort { message } => self.finish(Status::Escalated, Some(message)),
+            Decision::HandOff { to } => {
+                self.finish(Status::Escalated, Some(alloc::format!("handed off to {to}")))
+            }
+        }
+        Ok(())
+    }
+
+    fn tick(&mut self, now: Millis) {
+        // A clock that goes backwards is held where it was: events stay ordered.
+        self.now = self.now.max(now);
+    }
+
+    fn emit(&mut self, kind: EventKind) {
+        let seq = self.events.len() as u32;
+        self.events.push(Event { seq, at: self.now, kind });
+    }
+
+    fn breaker_event(&mut self, v: NodeIx, t: Option<Transition>) {
+        if let Some(t) = t {
+            self.emit(EventKind::BreakerChanged {
+                tool: self.graph.id(v).to_string(),
+                from: t.from,
+                to: t.to,
+            });
+        }
+    }
+
+    fn poll_breakers(&mut self) {
+        let mut changed = Vec::new();
+        self.health.poll(self.now, &mut changed);
+        for (v, t) in changed {
+            self.breaker_event(v, Some(t));
+        }
+    }
+
+    fn route_around(&mut self, v: NodeIx, policy: bool, agent_action: Option<String>) {
+        self.avoided[v] = true;
+        self.failed_ids.push(self.graph.id(v).to_string());
+        self.pending.failed.push(v);
+        self.pending.policy |= policy;
+        if agent_action.is_some() {
+            self.pending.agent_action = agent_action;
+        }
+    }
+
+    /// Runs every monitor at a decision point and acts on the winner.
+    fn decide(&mut self, next: &[NodeIx], just_failed: &[NodeIx]) -> Verdict {
+        let mut signals = core::mem::take(&mut self.signals);
+        signals.clear();
+        let view = DecisionView {
+            graph: &self.graph,
+            context: &self.context,
+            health: &self.health,
+            now: self.now,
+            next_tools: next,
+            just_failed,
+            avoided: &self.avoided,
+            tool_calls: self.tool_calls,
+            tool_budget: self.config.tool_budget,
+            acknowledged: &self.acknowledged,
+        };
+        self.monitors.run(&view, &mut signals);
+        for s in &signals {
+            self.emit(EventKind::SignalRaised { signal: s.clone() });
+        }
+        let verdict = match compete(&signals) {
+            None => Verdict::Proceed,
+            Some(w) => {
+                let winner = signals[w].clone();
+                self.emit(EventKind::SignalWon { signal: winner.clone() });
+                self.act_on(winner, just_failed)
+            }
+        };
+        self.signals = signals;
+        verdict
+    }
+
+    fn act_on(&mut self, winner: Signal, just_failed: &[NodeIx]) -> Verdict {
+        match &winner.kind {
+            SignalKind::Intent { .. } => Verdict::Proceed,
+            SignalKind::ToolDown { tools } => {
+                for id in tools {
+                    if let Some(v) = self.graph.index(id) {
+                        let weight = if just_failed.contains(&v) || self.avoided[v] {
+                            f64::INFINITY
+                        } else {
+                            self.health.weight(v, self.now)
+                        };
+                        self.emit(EventKind::Reweighted { tool: id.clone(), weight });
+                    }
+                }
+                self.needs_replan = true;
+                Verdict::Changed
+            }
+            SignalKind::KnownBad { tool } => {
+                if let Some(v) = self.graph.index(tool) {
+                    self.avoided[v] = true;
+                    self.emit(EventKind::Reweighted { tool: tool.clone(), weight: f64::INFINITY });
+                }
+                self.needs_replan = true;
+                Verdict::Changed
+            }
+            SignalKind::Risk { .. } => {
+                self.escalate(EscalationReason::Risk, None, Some(winner));
+                Verdict::Changed
+            }
+            SignalKind::Budget { .. } => {
+                self.escalate(EscalationReason::Budget, None, Some(winner));
+                Verdict::Changed
+            }
+        }
+    }
+
+    /// Where execution stands: completed nodes at the tip of a branch, and completed nodes
+    /// with a planned successor still to do. Before anything completed, the start node.
+    fn sources(&self) -> Vec<NodeIx> {
+        if self.completion.is_empty() {
+            return if self.avoided[self.start] { Vec::new() } else { alloc::vec![self.start] };
+        }
+        let mut out = Vec::new();
+        for &v in &self.completion {
+            let open_succ =
+                self.plan.as_ref().is_some_and(|p| p.succs(&self.graph, v).any(|s| !self.completed[s]));
+            if !self.left[v] || open_succ {
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    fn replan(&mut self) {
+        let pending = core::mem::take(&mut self.pending);
+        let sources = self.sources();
+        let now = self.now;
+        let (graph, health, avoided) = (&self.graph, &self.health, &self.avoided);
+        let weights = |e: usize| {
+            let edge = graph.edge(e);
+            if avoided[edge.to] {
+                f64::INFINITY
+            } else {
+                edge.cost * health.weight(edge.to, now)
+            }
+        };
+        let mut plan = self.plan.take().unwrap_or_default();
+        let old = plan.clone();
+        let had_plan = !old.nodes.is_empty();
+        let found = self.dijkstra.route_into(&self.graph, &sources, self.goal, &weights, &mut (), &mut plan);
+        self.needs_replan = false;
+        if found {
+            let to_plan = PlanView::new(&self.graph, &plan);
+            if had_plan {
+                if !pending.failed.is_empty() {
+                    self.reroutes += 1;
+                }
+                let around = pending.failed.iter().map(|&v| self.graph.id(v).to_string()).collect();
+                self.emit(EventKind::Rerouted {
+                    from_plan: PlanView::new(&self.graph, &old),
+                    to_plan,
+                    around,
+                });
+            } else {
+                self.emit(EventKind::PathPlanned { plan: to_plan });
+            }
+            self.plan = Some(plan);
+        } else {
+            self.plan = Some(old);
+            let reason = if pending.policy { EscalationReason::Policy } else { EscalationReason::NoPath };
+            self.needs_replan = true;
+            self.escalate(reason, pending.agent_action, None);
+        }
+    }
+
+    fn plan_preds_done(&self, plan: &Plan, v: NodeIx) -> bool {
+        plan.preds(&self.graph, v).all(|u| self.completed[u])
+    }
+
+    fn complete_ready_waypoints(&mut self) -> bool {
+        let Some(plan) = &self.plan else { return false };
+        let ready: Vec<NodeIx> = plan
+            .nodes
+            .iter()
+            .copied()
+            .filter(|&v| !self.completed[v] && !self.graph.node(v).tool && self.plan_preds_done(plan, v))
+            .collect();
+        for &v in &ready {
+            self.complete(v);
+        }
+        !ready.is_empty()
+    }
+
+    fn ready_tools(&self) -> Vec<NodeIx> {
+        let Some(plan) = &self.plan else { return Vec::new() };
+        plan.nodes
+            .iter()
+            .copied()
+            .filter(|&v| {
+                self.graph.node(v).tool
+                    && !self.completed[v]
+                    && !self.in_flight.contains_key(&v)
+                    && !self.avoided[v]
+                    && self.plan_preds_done(plan, v)
+            })
+            .collect()
+    }
+
+    fn dispatch(&mut self, ready: &[NodeIx]) -> Vec<Call> {
+        let mut calls = Vec::with_capacity(ready.len());
+        for &v in ready {
+            let (attempt, not_before) = self.retry_at.remove(&v).unwrap_or((1, self.now));
+            let tool = self.graph.id(v).to_string();
+            self.emit(EventKind::ToolCalled { tool: tool.clone(), attempt });
+            self.in_flight.insert(v, attempt);
+            self.tool_calls += 1;
+            self.health.on_call(v, self.now);
+            // A half-open breaker counts this call as its probe.
+            self.health.try_acquire(v, self.now);
+            calls.push(Call { tool, attempt, not_before });
+        }
+        calls
+    }
+
+    fn complete(&mut self, v: NodeIx) {
+        if self.completed[v] {
+            return;
+        }
+        self.completed[v] = true;
+        self.completion.push(v);
+        let base = self.graph.node(v).base_cost;
+        if let Some(plan) = &self.plan {
+            for &e in &plan.edges {
+                let edge = self.graph.edge(e);
+                if edge.to == v && self.completed[edge.from] {
+                    self.cost += edge.cost * base;
+                    self.left[edge.from] = true;
+                }
+            }
+        }
+        if v == self.goal {
+            let status = if self.goal == self.original_goal { Status::Completed } else { Status::Demoted };
+            self.finish(status, None);
+        }
+    }
+
+    fn escalate(&mut self, reason: EscalationReason, agent_action: Option<String>, signal: Option<Signal>) {
+        if self.llm_calls >= self.config.escalation_budget {
+            self.finish(Status::Escalated, Some("escalation budget exhausted".to_string()));
+            return;
+        }
+        self.llm_calls += 1;
+        let request = EscalationRequest {
+            reason,
+            goal: self.graph.id(self.goal).to_string(),
+            failed: self.failed_ids.clone(),
+            completed: self.completed().map(ToString::to_string).collect(),
+            agent_action,
+            signal,
+        };
+        self.emit(EventKind::Escalated {
+            reason,
+            goal: request.goal.clone(),
+            failed: request.failed.clone(),
+            completed: request.completed.clone(),
+            agent_action: request.agent_action.clone(),
+            llm_call: self.llm_calls,
+        });
+        self.escalation = Some(request);
+    }
+
+    fn finish(&mut self, status: Status, message: Option<String>) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let path: Vec<String> = self.completed().map(ToString::to_string).collect();
+        let outcome = Outcome {
+            status,
+            goal: self.graph.id(self.goal).to_string(),
+            original_goal: self.graph.id(self.original_goal).to_string(),
+            path: path.clone(),
+            cost: self.cost,
+            tool_calls: self.tool_calls,
+            llm_calls: self.llm_calls,
+            reroutes: self.reroutes,
+            retries: self.retries,
+            failures: self.failures,
+            message: message.clone(),
+        };
+        self.emit(EventKind::Finished { status, goal: outcome.goal.clone(), path, cost: self.cost, message });
+        self.escalation = None;
+        self.outcome = Some(outcome);
+    }
+}
+
+/// Checks that a set of completed nodes is a valid derivation of `goal` in the graph: every
+/// completed node other than `start` has a completed predecessor (or `k` for a quorum join).
+/// A run that claims success without this has silently skipped a required step.
+pub fn audit_completion(
+    graph: &ToolGraph,
+    start: NodeIx,
+    completed: &[NodeIx],
+    goal: NodeIx,
+) -> Result<(), String> {
+    let mut done = alloc::vec![false; graph.node_count()];
+    for &v in completed {
+        if let Some(d) = done.get_mut(v) {
+            *d = true;
+        }
+    }
+    if !done.get(goal).copied().unwrap_or(false) {
+        return Err(alloc::format!("goal `{}` was not reached", graph.id(goal)));
+    }
+    for &v in completed {
+        if v == start {
+            continue;
+        }
+        let inputs = graph.in_edges(v).iter().filter(|&&e| done[graph.edge(e as usize).from]).count();
+        let need = match graph.node(v).join {
+            Join::Any => 1,
+            Join::Quorum(k) => k as usize,
+        };
+        if inputs < need {
+            return Err(alloc::format!(
+                "`{}` completed with {inputs} of the {need} inputs it needs",
+                graph.id(v)
+            ));
+        }
+    }
+    Ok(())
+}
