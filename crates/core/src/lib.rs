@@ -18,6 +18,7 @@ pub mod graph;
 pub mod health;
 pub mod limits;
 pub mod monitor;
+pub mod scenario;
 pub mod session;
 pub mod validate;
 

@@ -1,0 +1,404 @@
+//! The paper's 19 scenarios (seed 000, section 3) as data, and the three executors that run
+//! them on the same mock tools: SHR (the [`crate::Session`]), a ReAct agent, and a static
+//! workflow with single-failure fallback edges.
+//!
+//! Scenario files live in `crates/core/scenarios/`: one file per domain (graph, static workflow,
+//! the mock LLM's decision table) and one per scenario (context, injected failures, expected
+//! outcome, the paper's figures). Every count a [`RunReport`] holds is produced by running.
+
+mod react;
+mod sim;
+mod workflow;
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::event::Event;
+use crate::graph::{GraphSpec, ToolGraph};
+use crate::session::{Decision, EscalationReason, EscalationRequest, Status, Task};
+
+pub use sim::{MockLlm, MockTools};
+pub use workflow::Workflow;
+
+/// A scenario or domain file could not be used. Names the file and the field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioError {
+    pub file: String,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: field `{}`: {}", self.file, self.field, self.message)
+    }
+}
+
+impl core::error::Error for ScenarioError {}
+
+fn err(file: &str, field: &str, message: impl Into<String>) -> ScenarioError {
+    ScenarioError { file: file.to_string(), field: field.to_string(), message: message.into() }
+}
+
+/// A tool that fails: from the start, or once the run has made `after_calls` tool calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureSpec {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_calls: Option<u32>,
+}
+
+/// An escalation the scenario expects, with the goal the LLM demotes to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedEscalation {
+    pub reason: EscalationReason,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demoted_to: Option<String>,
+}
+
+/// What a correct run ends with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expected {
+    pub status: Status,
+    pub goal: String,
+    /// Completed nodes in order (SHR's run; baselines are judged on goal and status).
+    pub path: Vec<String>,
+    #[serde(default)]
+    pub escalations: Vec<ExpectedEscalation>,
+}
+
+/// The paper's figures for a scenario (Tables 1-3), printed beside the measured ones.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperFigures {
+    pub shr_llm: Option<u32>,
+    pub react_llm: Option<u32>,
+    pub static_llm: Option<u32>,
+    pub shr_tools: Option<u32>,
+    pub react_tools: Option<u32>,
+    pub shr_recoveries: Option<u32>,
+    pub static_silent: Option<bool>,
+    pub static_classifiers_lost: Option<u32>,
+}
+
+/// One rule of the deterministic mock LLM: how it answers an escalation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmRule {
+    pub reason: EscalationReason,
+    pub goal: String,
+    /// Applies only when a node of this stage has completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_stage: Option<String>,
+    pub decision: Decision,
+}
+
+/// A domain: its graph, the static workflow a careful team would code for it, and the mock
+/// LLM's decision table.
+#[derive(Clone, Debug)]
+pub struct Domain {
+    pub name: String,
+    pub graph: ToolGraph,
+    pub workflow: Workflow,
+    pub llm: MockLlm,
+}
+
+fn field<T: DeserializeOwned>(
+    file: &str,
+    obj: &serde_json::Map<String, Value>,
+    name: &str,
+) -> Result<T, ScenarioError> {
+    let v = obj.get(name).cloned().ok_or_else(|| err(file, name, "missing"))?;
+    serde_json::from_value(v).map_err(|e| err(file, name, e.to_string()))
+}
+
+fn object(file: &str, text: &str) -> Result<serde_json::Map<String, Value>, ScenarioError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(_) => Err(err(file, "(root)", "expected a JSON object")),
+        Err(e) => Err(err(file, "(json)", format!("line {} column {}: {e}", e.line(), e.column()))),
+    }
+}
+
+impl Domain {
+    /// Parses a domain file.
+    pub fn from_json(name: &str, file: &str, text: &str) -> Result<Domain, ScenarioError> {
+        let obj = object(file, text)?;
+        if let Some(k) = obj.keys().find(|k| !["graph", "workflow", "mock_llm"].contains(&k.as_str())) {
+            return Err(err(file, k, "unknown field"));
+        }
+        let spec: GraphSpec = field(file, &obj, "graph")?;
+        let graph = ToolGraph::from_spec(spec).map_err(|e| err(file, "graph", e.to_string()))?;
+        let workflow: Workflow = field(file, &obj, "workflow")?;
+        workflow.check(&graph).map_err(|(f, m)| err(file, &format!("workflow.{f}"), m))?;
+        let rules: Vec<LlmRule> = field(file, &obj, "mock_llm")?;
+        for (i, r) in rules.iter().enumerate() {
+            let at = format!("mock_llm[{i}]");
+            if graph.index(&r.goal).is_none() {
+                return Err(err(file, &format!("{at}.goal"), format!("unknown node `{}`", r.goal)));
+            }
+            if let Decision::Demote { goal } = &r.decision {
+                if graph.index(goal).is_none() {
+                    return Err(err(file, &format!("{at}.decision.goal"), format!("unknown node `{goal}`")));
+                }
+            }
+        }
+        Ok(Domain { name: name.to_string(), graph, workflow, llm: MockLlm::new(rules) })
+    }
+}
+
+/// One scenario, with its domain resolved.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub id: String,
+    pub domain: String,
+    pub title: String,
+    pub description: String,
+    pub task: Task,
+    pub failures: Vec<FailureSpec>,
+    pub expected: Expected,
+    pub paper: PaperFigures,
+    pub graph: ToolGraph,
+    pub workflow: Workflow,
+    pub llm: MockLlm,
+}
+
+const SCENARIO_FIELDS: [&str; 8] =
+    ["id", "domain", "title", "description", "context", "failures", "expected", "paper"];
+
+impl Scenario {
+    /// Parses a scenario file against the known domains. Errors name the file and the field.
+    pub fn from_json(file: &str, text: &str, domains: &[Domain]) -> Result<Scenario, ScenarioError> {
+        let obj = object(file, text)?;
+        if let Some(k) = obj.keys().find(|k| !SCENARIO_FIELDS.contains(&k.as_str())) {
+            return Err(err(file, k, "unknown field"));
+        }
+        let id: String = field(file, &obj, "id")?;
+        let domain_name: String = field(file, &obj, "domain")?;
+        let domain = domains
+            .iter()
+            .find(|d| d.name == domain_name)
+            .ok_or_else(|| err(file, "domain", format!("unknown domain `{domain_name}`")))?;
+        let title: String = field(file, &obj, "title")?;
+        let description: String = obj.get("description").and_then(Value::as_str).unwrap_or("").to_string();
+        let context = field(file, &obj, "context")?;
+        let failures: Vec<FailureSpec> = field(file, &obj, "failures")?;
+        let expected: Expected = field(file, &obj, "expected")?;
+        let paper: PaperFigures = match obj.get("paper") {
+            Some(_) => field(file, &obj, "paper")?,
+            None => PaperFigures::default(),
+        };
+        let g = &domain.graph;
+        let known = |f: &str, id: &str| {
+            if g.index(id).is_some() {
+                Ok(())
+            } else {
+                Err(err(file, f, format!("unknown node `{id}`")))
+            }
+        };
+        for (i, f) in failures.iter().enumerate() {
+            known(&format!("failures[{i}].tool"), &f.tool)?;
+        }
+        known("expected.goal", &expected.goal)?;
+        for (i, p) in expected.path.iter().enumerate() {
+            known(&format!("expected.path[{i}]"), p)?;
+        }
+        for (i, e) in expected.escalations.iter().enumerate() {
+            if let Some(d) = &e.demoted_to {
+                known(&format!("expected.escalations[{i}].demoted_to"), d)?;
+            }
+        }
+        Ok(Scenario {
+            id,
+            domain: domain_name,
+            title,
+            description,
+            task: Task { goal: None, start: None, context },
+            failures,
+            expected,
+            paper,
+            graph: domain.graph.clone(),
+            workflow: domain.workflow.clone(),
+            llm: domain.llm.clone(),
+        })
+    }
+
+    /// This scenario with another set of failed tools (all down from the start).
+    pub fn with_down(&self, down: &[String]) -> Scenario {
+        let mut s = self.clone();
+        s.failures = down.iter().map(|t| FailureSpec { tool: t.clone(), after_calls: None }).collect();
+        s
+    }
+}
+
+/// The embedded domain files.
+pub const DOMAIN_FILES: [(&str, &str); 3] = [
+    ("customer_support", include_str!("../../scenarios/customer_support.json")),
+    ("travel_booking", include_str!("../../scenarios/travel_booking.json")),
+    ("content_moderation", include_str!("../../scenarios/content_moderation.json")),
+];
+
+/// The embedded scenario files, in the paper's order.
+pub const SCENARIO_FILES: [(&str, &str); 19] = [
+    ("S1.json", include_str!("../../scenarios/S1.json")),
+    ("S2.json", include_str!("../../scenarios/S2.json")),
+    ("S3.json", include_str!("../../scenarios/S3.json")),
+    ("S4.json", include_str!("../../scenarios/S4.json")),
+    ("S5.json", include_str!("../../scenarios/S5.json")),
+    ("S6.json", include_str!("../../scenarios/S6.json")),
+    ("S7.json", include_str!("../../scenarios/S7.json")),
+    ("T1.json", include_str!("../../scenarios/T1.json")),
+    ("T2.json", include_str!("../../scenarios/T2.json")),
+    ("T3.json", include_str!("../../scenarios/T3.json")),
+    ("T4.json", include_str!("../../scenarios/T4.json")),
+    ("T5.json", include_str!("../../scenarios/T5.json")),
+    ("T6.json", include_str!("../../scenarios/T6.json")),
+    ("M1.json", include_str!("../../scenarios/M1.json")),
+    ("M2.json", include_str!("../../scenarios/M2.json")),
+    ("M3.json", include_str!("../../scenarios/M3.json")),
+    ("M4.json", include_str!("../../scenarios/M4.json")),
+    ("M5.json", include_str!("../../scenarios/M5.json")),
+    ("M6.json", include_str!("../../scenarios/M6.json")),
+];
+
+/// The three embedded domains.
+pub fn domains() -> Result<Vec<Domain>, ScenarioError> {
+    DOMAIN_FILES.iter().map(|(name, text)| Domain::from_json(name, &format!("{name}.json"), text)).collect()
+}
+
+/// The 19 embedded scenarios, in the paper's order.
+pub fn try_pack() -> Result<Vec<Scenario>, ScenarioError> {
+    let domains = domains()?;
+    SCENARIO_FILES.iter().map(|(file, text)| Scenario::from_json(file, text, &domains)).collect()
+}
+
+/// The 19 embedded scenarios. The embedded files are checked by the test suite, so this is
+/// empty only if the crate was built from broken data.
+pub fn pack() -> Vec<Scenario> {
+    try_pack().unwrap_or_default()
+}
+
+/// One embedded scenario by id (`"S2"`).
+pub fn get(id: &str) -> Option<Scenario> {
+    pack().into_iter().find(|s| s.id.eq_ignore_ascii_case(id))
+}
+
+/// Which executor ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Executor {
+    Shr,
+    React,
+    Static,
+}
+
+impl Executor {
+    pub const ALL: [Executor; 3] = [Executor::Shr, Executor::React, Executor::Static];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Executor::Shr => "Self-Healing Router",
+            Executor::React => "ReAct",
+            Executor::Static => "Static workflow",
+        }
+    }
+}
+
+/// An escalation and the mock LLM's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EscalationRecord {
+    pub request: EscalationRequest,
+    pub decision: Decision,
+}
+
+/// What one executor did on one scenario. Every number is counted from the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    pub scenario: String,
+    pub executor: Executor,
+    pub status: Status,
+    /// The goal the executor says it reached.
+    pub goal: String,
+    pub path: Vec<String>,
+    pub llm_calls: u32,
+    pub tool_calls: u32,
+    /// Failures recovered without the LLM (graph reroutes, coded fallbacks).
+    pub recoveries: u32,
+    /// Tools of a fan-out stage lost to failures (for the moderation table).
+    pub classifiers_lost: u32,
+    /// Claimed success with a required step missing.
+    pub silent_failure: bool,
+    pub correct: bool,
+    /// Why the run is not correct (empty when it is).
+    pub problems: Vec<String>,
+    pub escalations: Vec<EscalationRecord>,
+    /// SHR's event stream (empty for the baselines).
+    #[serde(skip)]
+    pub events: Vec<Event>,
+}
+
+/// Runs a scenario with one executor.
+pub fn run(scenario: &Scenario, executor: Executor) -> RunReport {
+    let mut report = match executor {
+        Executor::Shr => sim::run_shr(scenario),
+        Executor::React => react::run_react(scenario),
+        Executor::Static => workflow::run_static(scenario),
+    };
+    judge(scenario, &mut report);
+    report
+}
+
+/// Runs a scenario with another set of failed tools (the page's clicked set).
+pub fn run_with_down(scenario: &Scenario, down: &[String], executor: Executor) -> RunReport {
+    run(&scenario.with_down(down), executor)
+}
+
+/// Checks a report against the scenario's expected outcome.
+fn judge(scenario: &Scenario, report: &mut RunReport) {
+    let want = &scenario.expected;
+    let mut problems = Vec::new();
+    if report.silent_failure {
+        problems.push("claimed success with a required step missing".to_string());
+    }
+    if report.status != want.status {
+        problems.push(format!("status {:?}, expected {:?}", report.status, want.status));
+    }
+    if report.goal != want.goal {
+        problems.push(format!("goal `{}`, expected `{}`", report.goal, want.goal));
+    }
+    if report.executor == Executor::Shr {
+        if report.path != want.path {
+            problems.push(format!("path {:?}, expected {:?}", report.path, want.path));
+        }
+        let got: Vec<ExpectedEscalation> = report
+            .escalations
+            .iter()
+            .map(|r| ExpectedEscalation {
+                reason: r.request.reason,
+                demoted_to: match &r.decision {
+                    Decision::Demote { goal } => Some(goal.clone()),
+                    _ => None,
+                },
+            })
+            .collect();
+        if got != want.escalations {
+            problems.push(format!("escalations {got:?}, expected {:?}", want.escalations));
+        }
+        if let Err(b) = crate::event::check_observability(&report.events) {
+            problems.push(format!(
+                "ToolFailed of `{}` (event {}) has no reroute, retry or escalation",
+                b.tool, b.seq
+            ));
+        }
+    }
+    report.correct = problems.is_empty();
+    report.problems = problems;
+}

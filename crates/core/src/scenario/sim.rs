@@ -1,0 +1,200 @@
+//! Mock tools and a deterministic mock LLM, and the host loop that drives a [`Session`] with
+//! them. The same loop shape is what a real host runs with real tools.
+
+use alloc::format;
+use alloc::string::ToString;
+use alloc::vec::Vec;
+use serde_json::json;
+
+use super::{EscalationRecord, Executor, LlmRule, RunReport, Scenario};
+use crate::graph::{NodeIx, ToolGraph};
+use crate::session::{Action, Decision, EscalationRequest, Session, Status, ToolResult};
+use crate::Millis;
+
+/// Mock tools: every tool succeeds unless the scenario injects a failure for it.
+#[derive(Clone, Debug)]
+pub struct MockTools {
+    /// (tool, fails once this many calls have been made; 0 = from the start)
+    failures: Vec<(NodeIx, u32)>,
+    calls: u32,
+}
+
+impl MockTools {
+    pub fn new(graph: &ToolGraph, scenario: &Scenario) -> Self {
+        MockTools {
+            failures: scenario
+                .failures
+                .iter()
+                .filter_map(|f| graph.index(&f.tool).map(|v| (v, f.after_calls.unwrap_or(0))))
+                .collect(),
+            calls: 0,
+        }
+    }
+
+    /// Whether the tool is down for the next call.
+    pub fn is_down(&self, tool: NodeIx) -> bool {
+        self.failures.iter().any(|&(t, after)| t == tool && self.calls >= after)
+    }
+
+    /// Performs one call: an outage if the tool is down, a small JSON result otherwise.
+    pub fn call(&mut self, graph: &ToolGraph, tool: NodeIx) -> ToolResult {
+        let down = self.is_down(tool);
+        self.calls += 1;
+        if down {
+            ToolResult::outage(format!("{} is unavailable (connection refused)", graph.id(tool)))
+        } else {
+            ToolResult::ok(json!({ "tool": graph.id(tool), "ok": true }), Self::latency(tool))
+        }
+    }
+
+    /// A fixed, per-tool latency so runs are reproducible.
+    pub fn latency(tool: NodeIx) -> f64 {
+        100.0 + 10.0 * (tool % 7) as f64
+    }
+
+    pub fn calls(&self) -> u32 {
+        self.calls
+    }
+}
+
+/// A deterministic stand-in for the LLM: answers an escalation from a decision table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MockLlm {
+    rules: Vec<LlmRule>,
+}
+
+impl MockLlm {
+    pub fn new(rules: Vec<LlmRule>) -> Self {
+        MockLlm { rules }
+    }
+
+    /// The first rule matching the request's reason, goal and completed stages; abort when none.
+    pub fn decide(&self, graph: &ToolGraph, request: &EscalationRequest) -> Decision {
+        let stage_done = |stage: &str| {
+            request
+                .completed
+                .iter()
+                .filter_map(|id| graph.index(id))
+                .any(|v| graph.node(v).stage.as_deref() == Some(stage))
+        };
+        self.rules
+            .iter()
+            .find(|r| {
+                r.reason == request.reason
+                    && r.goal == request.goal
+                    && r.completed_stage.as_deref().is_none_or(stage_done)
+            })
+            .map(|r| r.decision.clone())
+            .unwrap_or_else(|| Decision::Abort {
+                message: format!("no way forward for {:?} on `{}`", request.reason, request.goal),
+            })
+    }
+}
+
+/// Drives a session to the end with mock tools and the mock LLM. Concurrent calls of one batch
+/// start together and are reported in the order given; the clock advances by each latency.
+pub(super) fn drive(scenario: &Scenario, session: &mut Session) -> Vec<EscalationRecord> {
+    let graph = scenario.graph.clone();
+    let mut tools = MockTools::new(&graph, scenario);
+    let mut escalations = Vec::new();
+    let mut now: Millis = 0;
+    // Bounded: a session finishes within its tool and escalation budgets.
+    for _ in 0..10_000 {
+        match session.next(now) {
+            Action::CallTools { calls } => {
+                let start = now;
+                for call in calls {
+                    let Some(v) = graph.index(&call.tool) else { break };
+                    let result = tools.call(&graph, v);
+                    let done = start.max(call.not_before) + MockTools::latency(v) as Millis;
+                    now = now.max(done);
+                    if session.report(&call.tool, result, now).is_err() {
+                        break;
+                    }
+                }
+            }
+            Action::Escalate { request } => {
+                let decision = scenario.llm.decide(&graph, &request);
+                escalations.push(EscalationRecord { request, decision: decision.clone() });
+                if session.resolve_escalation(decision, now).is_err() {
+                    break;
+                }
+            }
+            Action::Wait => break,
+            Action::Finished { .. } => break,
+        }
+    }
+    escalations
+}
+
+pub(super) fn run_shr(scenario: &Scenario) -> RunReport {
+    let mut session = match Session::new(scenario.graph.clone(), scenario.task.clone(), 0) {
+        Ok(s) => s,
+        Err(e) => return RunReport::failed(scenario, Executor::Shr, e.to_string()),
+    };
+    let escalations = drive(scenario, &mut session);
+    report_from(scenario, Executor::Shr, &session, escalations)
+}
+
+/// A report from a finished session.
+pub(super) fn report_from(
+    scenario: &Scenario,
+    executor: Executor,
+    session: &Session,
+    escalations: Vec<EscalationRecord>,
+) -> RunReport {
+    let Some(o) = session.outcome() else {
+        return RunReport::failed(scenario, executor, "the session did not finish".to_string());
+    };
+    let completed: Vec<NodeIx> = session.completed().filter_map(|id| scenario.graph.index(id)).collect();
+    let goal = scenario.graph.index(&o.goal).unwrap_or(0);
+    let silent = o.status != Status::Escalated
+        && crate::session::audit_completion(&scenario.graph, scenario.graph.start(), &completed, goal)
+            .is_err();
+    RunReport {
+        scenario: scenario.id.clone(),
+        executor,
+        status: o.status,
+        goal: o.goal.clone(),
+        path: o.path.clone(),
+        llm_calls: o.llm_calls,
+        tool_calls: o.tool_calls,
+        recoveries: o.reroutes,
+        classifiers_lost: lost_in_fan_out(scenario, session),
+        silent_failure: silent,
+        correct: false,
+        problems: Vec::new(),
+        escalations,
+        events: session.events().to_vec(),
+    }
+}
+
+fn lost_in_fan_out(scenario: &Scenario, session: &Session) -> u32 {
+    let fan_out = scenario.workflow.fan_out_tools();
+    session
+        .events()
+        .iter()
+        .filter(|e| matches!(&e.kind, crate::event::EventKind::ToolFailed { tool, .. } if fan_out.contains(&tool.as_str())))
+        .count() as u32
+}
+
+impl RunReport {
+    pub(super) fn failed(scenario: &Scenario, executor: Executor, why: alloc::string::String) -> RunReport {
+        RunReport {
+            scenario: scenario.id.clone(),
+            executor,
+            status: Status::Escalated,
+            goal: alloc::string::String::new(),
+            path: Vec::new(),
+            llm_calls: 0,
+            tool_calls: 0,
+            recoveries: 0,
+            classifiers_lost: 0,
+            silent_failure: false,
+            correct: false,
+            problems: alloc::vec![why],
+            escalations: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+}
