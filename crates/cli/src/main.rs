@@ -1,0 +1,227 @@
+//! `shr`: the Self-Healing Router on the command line.
+//! `shr bench` reproduces the paper's tables by running the 19 scenarios; `shr route` routes a
+//! graph file under given failures; `shr check` validates graph and scenario files.
+
+mod bench;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use shr_core::algo::{Dijkstra, Trace, TraceStep};
+use shr_core::scenario::{self, Domain, Executor, Scenario};
+use shr_core::ToolGraph;
+
+const USAGE: &str = "\
+usage:
+  shr bench [--json FILE|-] [--events ID] [--scenarios DIR]
+      Run the 19 scenarios with SHR, ReAct and the static workflow; print Tables 1-4.
+      --json FILE   also write every run and the totals as JSON (- for stdout only)
+      --events ID   print the SHR event stream of one scenario as JSON lines instead
+      --scenarios DIR  load domain and scenario files from DIR instead of the embedded pack
+  shr route GRAPH.json [--down a,b] [--from ID] [--to ID] [--trace]
+      Route a graph file with the given tools failed; print the plan and its cost.
+  shr check FILE...
+      Validate graph files (and scenario directories); print every problem.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("bench") => cmd_bench(&args[1..]),
+        Some("route") => cmd_route(&args[1..]),
+        Some("check") => cmd_check(&args[1..]),
+        Some("-h" | "--help" | "help") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("shr: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--flag value` options and positional arguments.
+struct Args {
+    positional: Vec<String>,
+    options: Vec<(String, Option<String>)>,
+}
+
+impl Args {
+    fn parse(args: &[String], takes_value: &[&str], flags: &[&str]) -> Result<Args, String> {
+        let mut out = Args { positional: Vec::new(), options: Vec::new() };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if takes_value.contains(&a.as_str()) {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
+                out.options.push((a.clone(), Some(v.clone())));
+            } else if flags.contains(&a.as_str()) {
+                out.options.push((a.clone(), None));
+            } else if a.starts_with("--") {
+                return Err(format!("unknown option `{a}`\n{USAGE}"));
+            } else {
+                out.positional.push(a.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    fn value(&self, name: &str) -> Option<&str> {
+        self.options.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.as_deref())
+    }
+
+    fn flag(&self, name: &str) -> bool {
+        self.options.iter().any(|(k, _)| k == name)
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Loads domain files (those with a top-level `graph`) and scenario files from a directory.
+fn load_dir(dir: &Path) -> Result<Vec<Scenario>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut domains = Vec::new();
+    let mut scenario_files = Vec::new();
+    for p in files {
+        let text = read(&p)?;
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let is_domain =
+            serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| v.get("graph").is_some());
+        if is_domain {
+            let stem = p.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            domains.push(Domain::from_json(&stem, &name, &text).map_err(|e| e.to_string())?);
+        } else {
+            scenario_files.push((name, text));
+        }
+    }
+    scenario_files
+        .iter()
+        .map(|(name, text)| Scenario::from_json(name, text, &domains).map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn cmd_bench(args: &[String]) -> Result<(), String> {
+    let args = Args::parse(args, &["--json", "--events", "--scenarios"], &[])?;
+    let pack = match args.value("--scenarios") {
+        Some(dir) => load_dir(Path::new(dir))?,
+        None => scenario::try_pack().map_err(|e| e.to_string())?,
+    };
+    if let Some(id) = args.value("--events") {
+        let s = pack
+            .iter()
+            .find(|s| s.id.eq_ignore_ascii_case(id))
+            .ok_or_else(|| format!("no scenario `{id}` (try S1..S7, T1..T6, M1..M6)"))?;
+        let report = scenario::run(s, Executor::Shr);
+        print!("{}", shr_core::event::to_json_lines(&report.events));
+        return Ok(());
+    }
+    let run = bench::run_all(&pack);
+    match args.value("--json") {
+        Some("-") => {
+            println!("{}", serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?);
+        }
+        Some(path) => {
+            let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
+            std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
+            print!("{}", bench::render(&run));
+            println!("JSON written to {path}");
+        }
+        None => print!("{}", bench::render(&run)),
+    }
+    Ok(())
+}
+
+fn cmd_route(args: &[String]) -> Result<(), String> {
+    let args = Args::parse(args, &["--down", "--from", "--to"], &["--trace"])?;
+    let [path] = args.positional.as_slice() else {
+        return Err(format!("route takes one graph file\n{USAGE}"));
+    };
+    let graph = ToolGraph::from_json(&read(Path::new(path))?).map_err(|e| format!("{path}: {e}"))?;
+    for w in graph.warnings() {
+        eprintln!("warning: {w}");
+    }
+    let lookup = |id: &str| graph.index(id).ok_or_else(|| format!("unknown node `{id}`"));
+    let mut down = vec![false; graph.node_count()];
+    for id in args.value("--down").unwrap_or("").split(',').filter(|s| !s.is_empty()) {
+        down[lookup(id)?] = true;
+    }
+    let from = args.value("--from").map(lookup).transpose()?.unwrap_or(graph.start());
+    let to = args.value("--to").map(lookup).transpose()?.unwrap_or(graph.goal());
+    let weights = |e: usize| {
+        let edge = graph.edge(e);
+        if down[edge.to] {
+            f64::INFINITY
+        } else {
+            edge.cost * graph.node(edge.to).base_cost
+        }
+    };
+    let mut trace = Trace::default();
+    let plan = Dijkstra::new().route(&graph, &[from], to, &weights, &mut trace);
+    if args.flag("--trace") {
+        for step in &trace.steps {
+            match step {
+                TraceStep::Settled { node, dist } => println!("settle {} at {dist}", graph.id(*node)),
+                TraceStep::Relaxed { from, to, dist, improved, .. } => {
+                    println!(
+                        "relax  {} -> {} offers {dist}{}",
+                        graph.id(*from),
+                        graph.id(*to),
+                        if *improved { " (best)" } else { "" }
+                    )
+                }
+                TraceStep::Skipped { from, to, .. } => {
+                    println!("skip   {} -> {} (failed tool)", graph.id(*from), graph.id(*to))
+                }
+            }
+        }
+    }
+    match plan {
+        Some(p) => {
+            println!("plan: {}", p.ids(&graph).join(" -> "));
+            println!("cost: {}", p.cost);
+            Ok(())
+        }
+        None => Err(format!("no path from `{}` to `{}`: escalate", graph.id(from), graph.id(to))),
+    }
+}
+
+fn cmd_check(args: &[String]) -> Result<(), String> {
+    if args.is_empty() {
+        return Err(format!("check takes files or directories\n{USAGE}"));
+    }
+    let mut bad = 0;
+    for a in args {
+        let p = Path::new(a);
+        let result = if p.is_dir() {
+            load_dir(p).map(|s| format!("{} scenarios", s.len()))
+        } else {
+            read(p).and_then(|t| {
+                ToolGraph::from_json(&t)
+                    .map(|g| format!("{} nodes, {} edges", g.node_count(), g.edge_count()))
+                    .map_err(|e| e.to_string())
+            })
+        };
+        match result {
+            Ok(what) => println!("{a}: ok ({what})"),
+            Err(e) => {
+                bad += 1;
+                println!("{a}: {e}");
+            }
+        }
+    }
+    if bad > 0 {
+        Err(format!("{bad} file(s) with problems"))
+    } else {
+        Ok(())
+    }
+}
