@@ -26,7 +26,10 @@ fn pack_has_the_papers_19_scenarios_in_three_domains() {
     let got: Vec<&str> = p.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(
         got,
-        ["S1", "S2", "S3", "S4", "S5", "S6", "S7", "T1", "T2", "T3", "T4", "T5", "T6", "M1", "M2", "M3", "M4", "M5", "M6"]
+        [
+            "S1", "S2", "S3", "S4", "S5", "S6", "S7", "T1", "T2", "T3", "T4", "T5", "T6", "M1", "M2", "M3",
+            "M4", "M5", "M6"
+        ]
     );
     let domains: BTreeSet<&str> = p.iter().map(|s| s.domain.as_str()).collect();
     assert_eq!(domains, BTreeSet::from(["content_moderation", "customer_support", "travel_booking"]));
@@ -106,7 +109,8 @@ fn react_is_correct_everywhere_and_costs_far_more_llm_calls() {
 #[test]
 fn expected_values_are_asserted_a_wrong_expectation_is_not_correct() {
     let mut s = scenario::get("S2").unwrap();
-    s.expected.path = vec!["start".into(), "crm".into(), "stripe".into(), "email".into(), "refund_done".into()];
+    s.expected.path =
+        vec!["start".into(), "crm".into(), "stripe".into(), "email".into(), "refund_done".into()];
     let r = scenario::run(&s, Executor::Shr);
     assert!(!r.correct);
     let mut s = scenario::get("S3").unwrap();
@@ -174,8 +178,12 @@ fn a_broken_scenario_file_names_the_file_and_the_field() {
 #[test]
 fn a_broken_domain_file_names_the_field() {
     let good = scenario::DOMAIN_FILES[0].1;
-    let e = Domain::from_json("cs", "cs.json", &good.replace("\"fallback\": \"razorpay\"", "\"fallback\": \"paypal\""))
-        .unwrap_err();
+    let e = Domain::from_json(
+        "cs",
+        "cs.json",
+        &good.replace("\"fallback\": \"razorpay\"", "\"fallback\": \"paypal\""),
+    )
+    .unwrap_err();
     assert_eq!(e.field, "workflow.steps[1].fallback");
     let e = Domain::from_json("cs", "cs.json", &good.replace("\"cost\": 2}", "\"cost\": -2}")).unwrap_err();
     assert_eq!(e.field, "graph");

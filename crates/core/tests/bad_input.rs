@@ -1,0 +1,169 @@
+//! Malformed input of each kind gives a typed error naming what is wrong, never a panic.
+
+use shr_core::error::ProblemKind::{self, *};
+use shr_core::{Action, Decision, Session, SessionError, Task, ToolGraph, ToolResult};
+
+fn problems(json: &str) -> Vec<(ProblemKind, String)> {
+    match ToolGraph::from_json(json) {
+        Ok(_) => vec![],
+        Err(e) => e.problems.into_iter().map(|p| (p.kind, p.at)).collect(),
+    }
+}
+
+const OK: &str =
+    r#"{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b","cost":1}],"start":"a","goal":"b"}"#;
+
+#[test]
+fn a_valid_graph_round_trips_through_json() {
+    let g = ToolGraph::from_json(OK).unwrap();
+    let again = ToolGraph::from_json(&g.to_json()).unwrap();
+    assert_eq!(g.spec(), again.spec());
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let e = ToolGraph::from_json("{\"nodes\": [").unwrap_err();
+    assert_eq!(e.problems[0].kind, MalformedJson);
+    assert!(e.to_string().contains("line 1"), "{e}");
+    assert_eq!(problems(r#"{"nodes": 3}"#)[0].0, MalformedJson);
+    assert_eq!(problems("[]")[0].0, MalformedJson);
+    assert_eq!(problems("")[0].0, MalformedJson);
+}
+
+#[test]
+fn each_kind_of_problem_names_the_offender() {
+    let cases: &[(&str, ProblemKind, &str)] = &[
+        (r#"{"nodes":[{"id":"a"},{"id":"a"}],"start":"a","goal":"a"}"#, DuplicateId, "a"),
+        (
+            r#"{"nodes":[{"id":"a"}],"edges":[{"from":"a","to":"zz"}],"start":"a","goal":"a"}"#,
+            UnknownNode,
+            "a->zz",
+        ),
+        (
+            r#"{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b","cost":-1}],"start":"a","goal":"b"}"#,
+            NegativeCost,
+            "a->b",
+        ),
+        (r#"{"nodes":[{"id":"a","base_cost":-3}],"start":"a","goal":"a"}"#, NegativeCost, "a"),
+        (r#"{"nodes":[{"id":"a"}],"goal":"a"}"#, MissingStart, "start"),
+        (r#"{"nodes":[{"id":"a"}],"start":"a"}"#, MissingGoal, "goal"),
+        (r#"{"nodes":[{"id":"a"}],"start":"a","goal":"q"}"#, UnknownNode, "goal"),
+        (
+            r#"{"nodes":[{"id":"a"}],"edges":[{"from":"a","to":"a"}],"start":"a","goal":"a"}"#,
+            SelfLoop,
+            "a->a",
+        ),
+        (
+            r#"{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b"},{"from":"a","to":"b"}],"start":"a","goal":"b"}"#,
+            DuplicateEdge,
+            "a->b",
+        ),
+        (
+            r#"{"nodes":[{"id":"a"},{"id":"b","join":{"quorum":2}}],"edges":[{"from":"a","to":"b"}],"start":"a","goal":"b"}"#,
+            BadQuorum,
+            "b",
+        ),
+        (r#"{"nodes":[{"id":""}],"start":"","goal":""}"#, BadId, ""),
+        (r#"{"nodes":[{"id":"a","retry":{"attempts":99}}],"start":"a","goal":"a"}"#, BadValue, "a"),
+    ];
+    for (json, kind, at) in cases {
+        let got = problems(json);
+        assert!(
+            got.iter().any(|(k, a)| k == kind && a == at),
+            "{json}\n expected {kind:?} at {at:?}, got {got:?}"
+        );
+    }
+}
+
+#[test]
+fn every_problem_is_reported_not_only_the_first() {
+    let json = r#"{"nodes":[{"id":"a"},{"id":"a"},{"id":"b"}],
+        "edges":[{"from":"a","to":"x","cost":1},{"from":"a","to":"b","cost":-2}]}"#;
+    let kinds: Vec<ProblemKind> = problems(json).into_iter().map(|p| p.0).collect();
+    for k in [DuplicateId, UnknownNode, NegativeCost, MissingStart, MissingGoal] {
+        assert!(kinds.contains(&k), "{k:?} missing from {kinds:?}");
+    }
+}
+
+#[test]
+fn nan_and_infinite_costs_are_refused_from_a_spec() {
+    use shr_core::graph::{EdgeSpec, GraphSpec, NodeSpec};
+    let node = |id: &str| serde_json::from_value::<NodeSpec>(serde_json::json!({ "id": id })).unwrap();
+    for cost in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let spec = GraphSpec {
+            nodes: vec![node("a"), node("b")],
+            edges: vec![EdgeSpec { from: "a".into(), to: "b".into(), cost }],
+            start: Some("a".into()),
+            goal: Some("b".into()),
+            ..GraphSpec::default()
+        };
+        let e = ToolGraph::from_spec(spec).unwrap_err();
+        assert!(e.has(NonFiniteCost), "{cost}: {e}");
+    }
+}
+
+#[test]
+fn limits_are_enforced_with_a_clear_error() {
+    let long = "x".repeat(shr_core::limits::MAX_LABEL + 1);
+    let json = format!(r#"{{"nodes":[{{"id":"a","label":"{long}"}}],"start":"a","goal":"a"}}"#);
+    assert_eq!(problems(&json)[0].0, LabelTooLong);
+    let long_id = "i".repeat(shr_core::limits::MAX_ID + 1);
+    let json = format!(r#"{{"nodes":[{{"id":"{long_id}"}}],"start":"{long_id}","goal":"{long_id}"}}"#);
+    assert_eq!(problems(&json)[0].0, BadId);
+}
+
+#[test]
+fn unreachable_goal_is_a_warning_not_an_error() {
+    let g = ToolGraph::from_json(r#"{"nodes":[{"id":"a"},{"id":"b"}],"start":"a","goal":"b"}"#).unwrap();
+    assert_eq!(g.warnings()[0].kind, GoalUnreachable);
+}
+
+fn session() -> Session {
+    Session::new(ToolGraph::from_json(OK).unwrap(), Task::default(), 0).unwrap()
+}
+
+#[test]
+fn hostile_session_operations_are_errors_not_panics() {
+    let g = ToolGraph::from_json(OK).unwrap();
+    let bad_task = Task { goal: Some("nowhere".into()), ..Task::default() };
+    assert_eq!(Session::new(g, bad_task, 0).err(), Some(SessionError::UnknownNode { id: "nowhere".into() }));
+
+    let mut s = session();
+    assert_eq!(
+        s.report("ghost", ToolResult::ok(serde_json::json!({}), 1.0), 0),
+        Err(SessionError::UnknownNode { id: "ghost".into() })
+    );
+    assert_eq!(
+        s.report("b", ToolResult::ok(serde_json::json!({}), 1.0), 0),
+        Err(SessionError::NotInFlight { tool: "b".into() }),
+        "reporting a tool never called"
+    );
+    assert_eq!(s.resolve_escalation(Decision::Approve, 0), Err(SessionError::NoEscalation));
+    let Action::CallTools { calls } = s.next(0) else { panic!("expected a call") };
+    assert_eq!(calls[0].tool, "a");
+    s.report("a", ToolResult::ok(serde_json::json!({}), 1.0), 10).unwrap();
+    assert_eq!(
+        s.report("a", ToolResult::ok(serde_json::json!({}), 1.0), 10),
+        Err(SessionError::NotInFlight { tool: "a".into() }),
+        "duplicate report"
+    );
+    // The clock going backwards is held, not a panic.
+    let Action::CallTools { calls } = s.next(3) else { panic!() };
+    s.report(&calls[0].tool, ToolResult::ok(serde_json::json!({}), 1.0), 1).unwrap();
+    assert!(matches!(s.next(0), Action::Finished { .. }));
+    assert!(s.events().windows(2).all(|w| w[0].at <= w[1].at));
+    assert_eq!(s.report("a", ToolResult::outage("x"), 0), Err(SessionError::Finished));
+}
+
+#[test]
+fn demoting_to_an_unknown_goal_is_refused_and_the_escalation_stays() {
+    let mut s = session();
+    let Action::CallTools { .. } = s.next(0) else { panic!() };
+    s.report("a", ToolResult::outage("down"), 1).unwrap();
+    let Action::Escalate { .. } = s.next(1) else { panic!("a failing first tool escalates") };
+    assert_eq!(
+        s.resolve_escalation(Decision::Demote { goal: "nope".into() }, 2),
+        Err(SessionError::UnknownGoal { goal: "nope".into() })
+    );
+    assert!(matches!(s.next(2), Action::Escalate { .. }));
+}

@@ -1,0 +1,180 @@
+//! The circuit breaker with a hand-driven clock: every transition, the thresholds, flapping,
+//! the probe budget, and the gradual weight recovery.
+
+use shr_core::health::{Breaker, BreakerConfig, BreakerState::*, HealthBook, Transition};
+use shr_core::ToolGraph;
+
+fn cfg() -> BreakerConfig {
+    BreakerConfig {
+        failure_rate: 0.5,
+        consecutive_failures: 3,
+        window_ms: 10_000,
+        window_calls: 10,
+        min_calls: 4,
+        cooldown_ms: 1_000,
+        half_open_probes: 1,
+        recovery_successes: 3,
+        half_open_factor: 8.0,
+    }
+}
+
+#[test]
+fn consecutive_failures_open_the_breaker() {
+    let mut b = Breaker::new(cfg());
+    assert_eq!(b.on_failure(0), None);
+    assert_eq!(b.on_failure(1), None);
+    assert_eq!(b.on_failure(2), Some(Transition { from: Closed, to: Open }));
+    assert_eq!(b.availability(), f64::INFINITY);
+}
+
+#[test]
+fn failure_rate_opens_only_after_the_minimum_calls() {
+    let mut b = Breaker::new(cfg());
+    // fail, ok, fail: rate 2/3 but only 3 calls (< min 4), and never 3 in a row.
+    b.on_failure(0);
+    b.on_success(1);
+    assert_eq!(b.on_failure(2), None);
+    assert_eq!(b.state(), Closed);
+    // ok, then fail: 5 calls, 3 failures = 60% >= 50%.
+    b.on_success(3);
+    assert_eq!(b.on_failure(4), Some(Transition { from: Closed, to: Open }));
+}
+
+#[test]
+fn old_outcomes_leave_the_window() {
+    let mut b = Breaker::new(cfg());
+    b.on_failure(0);
+    b.on_failure(1);
+    b.on_success(2);
+    // Long after: the early failures are forgotten, so the rate is low.
+    for t in 0..3 {
+        b.on_success(20_000 + t);
+    }
+    assert_eq!(b.on_failure(20_010), None);
+    assert!(b.error_rate(20_010) < 0.5);
+}
+
+#[test]
+fn hard_failure_trips_at_once() {
+    let mut b = Breaker::new(cfg());
+    assert_eq!(b.trip(5), Some(Transition { from: Closed, to: Open }));
+}
+
+#[test]
+fn open_becomes_half_open_after_the_cooldown_and_a_probe_success_closes() {
+    let mut b = Breaker::new(cfg());
+    b.trip(0);
+    assert_eq!(b.poll(999), None);
+    assert!(!b.try_acquire(999));
+    assert_eq!(b.poll(1_000), Some(Transition { from: Open, to: HalfOpen }));
+    assert_eq!(b.availability(), 8.0, "half-open is high but finite");
+    assert!(b.try_acquire(1_000), "one probe is allowed");
+    assert!(!b.try_acquire(1_001), "the probe budget is spent");
+    assert_eq!(b.on_success(1_100), Some(Transition { from: HalfOpen, to: Closed }));
+}
+
+#[test]
+fn a_half_open_breaker_that_fails_its_probe_reopens() {
+    let mut b = Breaker::new(cfg());
+    b.trip(0);
+    b.poll(1_000);
+    assert!(b.try_acquire(1_000));
+    assert_eq!(b.on_failure(1_050), Some(Transition { from: HalfOpen, to: Open }));
+    // The cooldown starts again from the failed probe.
+    assert_eq!(b.poll(1_900), None);
+    assert_eq!(b.poll(2_050), Some(Transition { from: Open, to: HalfOpen }));
+}
+
+#[test]
+fn weight_returns_to_normal_gradually_after_closing() {
+    let mut b = Breaker::new(cfg());
+    b.trip(0);
+    b.poll(1_000);
+    b.on_success(1_000);
+    let mut seen = vec![b.availability()];
+    for t in 1..=4 {
+        b.on_success(1_000 + t);
+        seen.push(b.availability());
+    }
+    assert!(seen[0] > 1.0 && seen[0] < 8.0, "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[1] <= w[0]), "monotone: {seen:?}");
+    assert_eq!(*seen.last().unwrap(), 1.0);
+}
+
+#[test]
+fn flapping_tool_is_held_open_for_each_cooldown() {
+    let mut b = Breaker::new(cfg());
+    let mut t = 0;
+    let mut transitions = Vec::new();
+    // Down, probe ok, down again, probe fails, probe ok...
+    for probe_ok in [true, false, true] {
+        transitions.extend(b.trip(t));
+        // During the cooldown nothing gets through however often the caller asks.
+        for dt in (0..1_000).step_by(100) {
+            assert!(!b.try_acquire(t + dt));
+        }
+        t += 1_000;
+        transitions.extend(b.poll(t));
+        assert!(b.try_acquire(t));
+        if probe_ok {
+            transitions.extend(b.on_success(t + 10));
+        } else {
+            transitions.extend(b.on_failure(t + 10));
+            t += 10;
+            transitions.extend(b.poll(t + 1_000));
+            assert!(b.try_acquire(t + 1_000));
+            transitions.extend(b.on_success(t + 1_010));
+            t += 1_000;
+        }
+        t += 100;
+    }
+    let states: Vec<_> = transitions.iter().map(|t| t.to).collect();
+    assert_eq!(
+        states,
+        [Open, HalfOpen, Closed, Open, HalfOpen, Open, HalfOpen, Closed, Open, HalfOpen, Closed]
+    );
+}
+
+#[test]
+fn reset_closes_with_recovery() {
+    let mut b = Breaker::new(cfg());
+    b.trip(0);
+    assert_eq!(b.reset(), Some(Transition { from: Open, to: Closed }));
+    assert!(b.availability() > 1.0);
+}
+
+#[test]
+fn composite_weight_factors_stay_in_the_papers_ranges() {
+    use shr_core::health::weight::*;
+    assert_eq!(latency_factor(None, 100.0), 1.0);
+    assert_eq!(latency_factor(Some(400.0), 100.0), 4.0);
+    assert_eq!(latency_factor(Some(10.0), 100.0), 0.5);
+    assert_eq!(latency_factor(Some(1e9), 100.0), 10.0);
+    assert_eq!(reliability_factor(0.0), 1.0);
+    assert_eq!(reliability_factor(1.0), 50.0);
+    assert_eq!(rate_limit_factor(0, None), 1.0);
+    assert_eq!(rate_limit_factor(50, Some(100)), 1.0);
+    assert!((rate_limit_factor(95, Some(100)) - 2.0).abs() < 1e-9, "doubles at 95%");
+    assert_eq!(rate_limit_factor(100, Some(100)), f64::INFINITY);
+}
+
+#[test]
+fn health_book_weight_rises_with_latency_errors_and_quota() {
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"a","tool":false},{"id":"t","base_cost":2,"quota":10,"baseline_latency_ms":100}],
+            "edges":[{"from":"a","to":"t"}],"start":"a","goal":"t"}"#,
+    )
+    .unwrap();
+    let t = g.index("t").unwrap();
+    let mut h = HealthBook::new(&g, BreakerConfig::default());
+    assert_eq!(h.weight(t, 0), 2.0);
+    h.on_success(t, 300.0, 0);
+    assert_eq!(h.weight(t, 0), 6.0, "latency x3");
+    for i in 0..9 {
+        h.on_call(t, i);
+    }
+    assert!(h.weight(t, 10) > 6.0, "near the quota the weight rises");
+    h.on_call(t, 10);
+    assert_eq!(h.weight(t, 11), f64::INFINITY, "quota exhausted");
+    assert!(h.weight(t, 11 + 60 * 60 * 1000) < f64::INFINITY, "the quota window rolls over");
+}

@@ -1,0 +1,222 @@
+//! Property tests on random graphs (up to 200 nodes, random failure sets, random quorum joins):
+//! the router against a brute-force oracle, and the session's invariants.
+
+use proptest::prelude::*;
+use serde_json::json;
+use shr_core::algo::{oracle, Dijkstra, Plan};
+use shr_core::event::{check_observability, to_json_lines};
+use shr_core::graph::Join;
+use shr_core::session::audit_completion;
+use shr_core::{Action, Decision, Session, Status, Task, ToolGraph, ToolResult};
+
+#[derive(Debug, Clone)]
+struct Case {
+    graph: ToolGraph,
+    failed: Vec<bool>,
+}
+
+/// Random graph description: `n` nodes, random edges with costs 0..10 (some zero), about one
+/// node in eight a quorum join, and a random failure set.
+fn case(max_nodes: usize) -> impl Strategy<Value = Case> {
+    (2..=max_nodes)
+        .prop_flat_map(|n| {
+            let edges = prop::collection::vec((0..n, 0..n, 0u32..=20), 0..=(n * 4));
+            let joins = prop::collection::vec(0u32..8, n);
+            let failed = prop::collection::vec(prop::bool::weighted(0.2), n);
+            (Just(n), edges, joins, failed, 0..n)
+        })
+        .prop_map(|(n, edges, joins, failed, goal)| {
+            let mut seen = std::collections::BTreeSet::new();
+            let edges: Vec<_> =
+                edges.into_iter().filter(|(a, b, _)| a != b && seen.insert((*a, *b))).collect();
+            let mut indeg = vec![0u32; n];
+            for (_, b, _) in &edges {
+                indeg[*b] += 1;
+            }
+            let nodes: Vec<_> = (0..n)
+                .map(|i| {
+                    let mut node = json!({ "id": format!("n{i}") });
+                    // About one node in eight needs a quorum of 2 or 3 of its inputs.
+                    if joins[i] == 0 && indeg[i] >= 2 {
+                        node["join"] = json!({ "quorum": 2 + (indeg[i] > 2 && i % 2 == 0) as u32 });
+                    }
+                    node
+                })
+                .collect();
+            let edges: Vec<_> = edges
+                .iter()
+                .map(|(a, b, c)| json!({ "from": format!("n{a}"), "to": format!("n{b}"), "cost": *c as f64 / 2.0 }))
+                .collect();
+            let spec = json!({ "nodes": nodes, "edges": edges, "start": "n0", "goal": format!("n{goal}") });
+            let graph = ToolGraph::from_json(&spec.to_string()).expect("generated graphs are valid");
+            Case { graph, failed }
+        })
+}
+
+fn weights(c: &Case) -> impl Fn(usize) -> f64 + '_ {
+    move |e| {
+        let edge = c.graph.edge(e);
+        if c.failed[edge.to] {
+            f64::INFINITY
+        } else {
+            edge.cost
+        }
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// A plan is well formed: every non-source node is fed by its plan edges as its join needs, and
+/// for OR-only plans the cost is the sum of its edge weights.
+fn check_plan(c: &Case, plan: &Plan, source: usize) {
+    let w = weights(c);
+    for &v in &plan.nodes {
+        assert!(v == source || !c.failed[v], "plan passes failed tool n{v}");
+        if v == source {
+            continue;
+        }
+        let feeds = plan.preds(&c.graph, v).count();
+        let need = match c.graph.node(v).join {
+            Join::Any => 1,
+            Join::Quorum(k) => k as usize,
+        };
+        assert_eq!(feeds, need, "n{v} fed by {feeds} plan edges, needs {need}");
+    }
+    for &e in &plan.edges {
+        let edge = c.graph.edge(e);
+        assert!(plan.contains(edge.from) && plan.contains(edge.to));
+        assert!(w(e).is_finite());
+    }
+    let joins = c.graph.nodes().iter().any(|n| n.join != Join::Any);
+    if !joins {
+        let sum: f64 = plan.edges.iter().map(|&e| w(e)).sum();
+        assert!(close(sum, plan.cost), "edge sum {sum} != plan cost {}", plan.cost);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn plan_cost_equals_the_oracle_and_none_exactly_when_unreachable(c in case(200)) {
+        let (s, g) = (c.graph.start(), c.graph.goal());
+        let w = weights(&c);
+        let got = Dijkstra::new().route(&c.graph, &[s], g, &w, &mut ());
+        let want = oracle::cheapest_cost(&c.graph, &[s], g, &w);
+        match (&got, want) {
+            (Some(p), Some(o)) => {
+                prop_assert!(close(p.cost, o), "dijkstra {} oracle {}", p.cost, o);
+                check_plan(&c, p, s);
+            }
+            (None, None) => {}
+            (p, o) => prop_assert!(false, "dijkstra {:?} oracle {:?}", p.as_ref().map(|p| p.cost), o),
+        }
+    }
+
+    #[test]
+    fn routing_is_deterministic_and_buffers_are_reusable(c in case(120)) {
+        let (s, g) = (c.graph.start(), c.graph.goal());
+        let w = weights(&c);
+        let mut d = Dijkstra::new();
+        let a = d.route(&c.graph, &[s], g, &w, &mut ());
+        let b = d.route(&c.graph, &[s], g, &w, &mut ());
+        let fresh = Dijkstra::new().route(&c.graph, &[s], g, &w, &mut ());
+        prop_assert_eq!(&a, &b);
+        prop_assert_eq!(&a, &fresh);
+    }
+
+    #[test]
+    fn sessions_keep_their_invariants_and_are_deterministic(c in case(60), after in 0u32..6, demote in 0usize..60) {
+        let a = run_session(&c, after, demote);
+        let b = run_session(&c, after, demote);
+        prop_assert_eq!(&a.0, &b.0, "same inputs, different events");
+        let (events_json, outcome, completed, failed_tools) = a;
+        let events: Vec<serde_json::Value> =
+            events_json.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        // Every ToolFailed is followed by Retried, Rerouted or Escalated.
+        for (i, e) in events.iter().enumerate() {
+            if e["event"] == "ToolFailed" {
+                let answered = events[i + 1..].iter().any(|l| {
+                    l["event"] == "Rerouted" || l["event"] == "Escalated"
+                        || (l["event"] == "Retried" && l["tool"] == e["tool"])
+                });
+                prop_assert!(answered, "ToolFailed at {} unanswered", i);
+            }
+        }
+        let outcome = outcome.expect("every session finishes");
+        if outcome.status != Status::Escalated {
+            let goal = c.graph.index(&outcome.goal).unwrap();
+            let done: Vec<usize> = completed.iter().map(|id| c.graph.index(id).unwrap()).collect();
+            prop_assert!(audit_completion(&c.graph, c.graph.start(), &done, goal).is_ok(),
+                "success with a required step missing: {:?}", completed);
+            for t in &failed_tools {
+                prop_assert!(!completed.contains(t), "completed a tool that failed: {}", t);
+            }
+        }
+    }
+}
+
+/// Drives a session: tools marked failed fail once `after` calls have been made; escalations
+/// are answered by demoting to node `demote % n` once, then aborting.
+fn run_session(
+    c: &Case,
+    after: u32,
+    demote: usize,
+) -> (String, Option<shr_core::Outcome>, Vec<String>, Vec<String>) {
+    let mut s = Session::new(c.graph.clone(), Task::default(), 0).unwrap();
+    let mut now = 0;
+    let mut calls = 0u32;
+    let mut demoted = false;
+    let mut failed_tools = Vec::new();
+    for _ in 0..1000 {
+        match s.next(now) {
+            Action::CallTools { calls: batch } => {
+                for call in batch {
+                    let v = c.graph.index(&call.tool).unwrap();
+                    now += 7;
+                    let result = if c.failed[v] && calls >= after {
+                        failed_tools.push(call.tool.clone());
+                        ToolResult::outage("down")
+                    } else {
+                        ToolResult::ok(json!({}), 5.0)
+                    };
+                    calls += 1;
+                    s.report(&call.tool, result, now).unwrap();
+                }
+            }
+            Action::Escalate { .. } => {
+                let d = if demoted {
+                    Decision::Abort { message: "give up".into() }
+                } else {
+                    demoted = true;
+                    Decision::Demote { goal: c.graph.id(demote % c.graph.node_count()).to_string() }
+                };
+                s.resolve_escalation(d, now).unwrap();
+            }
+            Action::Wait => panic!("nothing in flight, yet asked to wait"),
+            Action::Finished { .. } => break,
+        }
+    }
+    let completed = s.completed().map(str::to_string).collect();
+    (to_json_lines(s.events()), s.outcome().cloned(), completed, failed_tools)
+}
+
+#[test]
+fn observability_checker_catches_an_unanswered_failure() {
+    use shr_core::event::{Event, EventKind};
+    let failed = Event {
+        seq: 0,
+        at: 0,
+        kind: EventKind::ToolFailed {
+            tool: "x".into(),
+            category: shr_core::Category::Service,
+            implicit: false,
+            transient: false,
+            message: String::new(),
+            agent_action: None,
+        },
+    };
+    assert!(check_observability(&[failed]).is_err());
+}
