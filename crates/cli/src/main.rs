@@ -3,6 +3,7 @@
 //! graph file under given failures; `shr check` validates graph and scenario files.
 
 mod bench;
+mod perturb;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -20,6 +21,8 @@ usage:
       --scenarios DIR  load domain and scenario files from DIR instead of the embedded pack
   shr route GRAPH.json [--down a,b] [--from ID] [--to ID] [--trace]
       Route a graph file with the given tools failed; print the plan and its cost.
+  shr perturb [--tasks N] [--seed S] [--json FILE|-]
+      ToolMaze matrix: NP and P1-P4 by C1-C4, for SHR, SHR without validators, and ReAct.
   shr check FILE...
       Validate graph files (and scenario directories); print every problem.";
 
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
         Some("bench") => cmd_bench(&args[1..]),
         Some("route") => cmd_route(&args[1..]),
         Some("check") => cmd_check(&args[1..]),
+        Some("perturb") => cmd_perturb(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -193,6 +197,27 @@ fn cmd_route(args: &[String]) -> Result<(), String> {
         }
         None => Err(format!("no path from `{}` to `{}`: escalate", graph.id(from), graph.id(to))),
     }
+}
+
+fn cmd_perturb(args: &[String]) -> Result<(), String> {
+    let args = Args::parse(args, &["--tasks", "--seed", "--json"], &[])?;
+    let num = |name: &str, default: u64| -> Result<u64, String> {
+        args.value(name)
+            .map_or(Ok(default), |v| v.parse().map_err(|_| format!("{name} takes a whole number, not `{v}`")))
+    };
+    let tasks = num("--tasks", 50)?.clamp(1, 10_000) as u32;
+    let seed = num("--seed", 2026)?;
+    let run = perturb::run(tasks, seed);
+    let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
+    match args.value("--json") {
+        Some("-") => println!("{text}"),
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
+            print!("{}", perturb::render(&run));
+        }
+        None => print!("{}", perturb::render(&run)),
+    }
+    Ok(())
 }
 
 fn cmd_check(args: &[String]) -> Result<(), String> {

@@ -18,6 +18,8 @@ pub mod graph;
 pub mod health;
 pub mod limits;
 pub mod monitor;
+pub mod perturb;
+pub mod rng;
 pub mod scenario;
 pub mod session;
 pub mod validate;

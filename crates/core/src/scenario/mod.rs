@@ -6,7 +6,7 @@
 //! the mock LLM's decision table) and one per scenario (context, injected failures, expected
 //! outcome, the paper's figures). Every count a [`RunReport`] holds is produced by running.
 
-mod react;
+pub(crate) mod react;
 mod sim;
 mod workflow;
 
@@ -22,6 +22,7 @@ use crate::event::Event;
 use crate::graph::{GraphSpec, ToolGraph};
 use crate::session::{Decision, EscalationReason, EscalationRequest, Status, Task};
 
+pub use react::react_llm_calls;
 pub use sim::{MockLlm, MockTools};
 pub use workflow::Workflow;
 
