@@ -118,6 +118,16 @@ pub enum EventKind {
         from: String,
         to: String,
     },
+    /// A cyclic workflow plans another visit of a completed tool.
+    Revisited {
+        tool: String,
+        visit: u32,
+    },
+    /// The host ran another tool than the ones it was given (control-flow fault injection).
+    Redirected {
+        from: Vec<String>,
+        to: String,
+    },
     Finished {
         status: Status,
         goal: String,
@@ -144,6 +154,8 @@ impl EventKind {
             EventKind::BreakerChanged { .. } => "BreakerChanged",
             EventKind::Escalated { .. } => "Escalated",
             EventKind::GoalDemoted { .. } => "GoalDemoted",
+            EventKind::Revisited { .. } => "Revisited",
+            EventKind::Redirected { .. } => "Redirected",
             EventKind::Finished { .. } => "Finished",
         }
     }

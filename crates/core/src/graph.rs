@@ -93,6 +93,38 @@ pub struct EdgeSpec {
     pub to: String,
     #[serde(default = "one")]
     pub cost: f64,
+    /// Taken only when the last result of `from` satisfies this (cycles, seed 004).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<Guard>,
+}
+
+/// A deterministic edge guard on the last result of the edge's source tool: the machine
+/// counterpart of seed 004's natural-language transition criteria ("if verification fails,
+/// return to search"). Before the source has a result the guard is assumed to hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Guard {
+    /// Dot path into the result (`ok`, `booking.status`).
+    pub field: String,
+    /// The guard holds when the field equals this value...
+    pub equals: serde_json::Value,
+    /// ...or, with `negate`, when it does not.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub negate: bool,
+}
+
+impl Guard {
+    /// Whether the guard holds on a result.
+    pub fn holds(&self, output: &serde_json::Value) -> bool {
+        let mut v = Some(output);
+        for part in self.field.split('.') {
+            v = v.and_then(|v| v.get(part));
+        }
+        (v == Some(&self.equals)) != self.negate
+    }
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 /// A risk rule: before calling a tool of `stage`, if context value `key` exceeds `max`, the risk
@@ -178,6 +210,8 @@ pub struct Edge {
     pub from: NodeIx,
     pub to: NodeIx,
     pub cost: f64,
+    /// Index into [`ToolGraph::guards`] when the edge is guarded.
+    pub guard: Option<u32>,
 }
 
 /// A validated tool graph with compact adjacency for routing.
@@ -187,6 +221,7 @@ pub struct ToolGraph {
     nodes: Vec<Node>,
     edges: Vec<Edge>,
     ids: BTreeMap<String, NodeIx>,
+    guards: Vec<Guard>,
     /// `out_edges[out_start[v]..out_start[v+1]]` are the edge indices leaving `v`, sorted by
     /// target index so that relaxation order (and so tie-breaking) is deterministic.
     out_start: Vec<u32>,
@@ -318,6 +353,7 @@ impl ToolGraph {
         }
 
         let mut edges = Vec::with_capacity(spec.edges.len());
+        let mut guards: Vec<Guard> = Vec::new();
         let mut seen_pairs = BTreeSet::new();
         for e in &spec.edges {
             let at = format!("{}->{}", e.from, e.to);
@@ -333,11 +369,18 @@ impl ToolGraph {
             if e.from == e.to {
                 push(ProblemKind::SelfLoop, &at, "edge leads from a node to itself".into());
             }
+            let guard = e.guard.as_ref().map(|g| {
+                if g.field.is_empty() {
+                    push(ProblemKind::BadValue, &at, "guard.field must be named".into());
+                }
+                guards.push(g.clone());
+                guards.len() as u32 - 1
+            });
             if let (Some(f), Some(t)) = (from, to) {
                 if !seen_pairs.insert((f, t)) {
                     push(ProblemKind::DuplicateEdge, &at, "a second edge between the same nodes".into());
                 }
-                edges.push(Edge { from: f, to: t, cost: e.cost });
+                edges.push(Edge { from: f, to: t, cost: e.cost, guard });
             }
         }
 
@@ -391,6 +434,7 @@ impl ToolGraph {
             nodes,
             edges,
             ids,
+            guards,
             out_start,
             out_edges,
             in_start,
@@ -514,6 +558,16 @@ impl ToolGraph {
             }
         }
         out
+    }
+
+    /// The guard of edge `e`, if any.
+    pub fn guard(&self, e: usize) -> Option<&Guard> {
+        self.edges[e].guard.and_then(|g| self.guards.get(g as usize))
+    }
+
+    /// Whether the graph has a guarded edge (and so may need revisits).
+    pub fn has_guards(&self) -> bool {
+        !self.guards.is_empty()
     }
 
     pub fn risk_rules(&self) -> &[RiskRule] {

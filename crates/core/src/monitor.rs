@@ -44,6 +44,8 @@ pub enum SignalKind {
     Budget { used: u32, limit: u32 },
     /// A tool known to be bad (earlier sessions, shared signals) is about to be used: avoid it.
     KnownBad { tool: String },
+    /// The same short cycle of tools keeps repeating: escalate rather than loop.
+    Thrash { cycle: Vec<String>, repeats: u32 },
 }
 
 /// One monitor's output.
@@ -71,6 +73,8 @@ pub struct DecisionView<'a> {
     pub tool_budget: u32,
     /// Risk rules already answered by an escalation in this task.
     pub acknowledged: &'a [bool],
+    /// Tools completed so far in order (revisits repeat), since the last thrash escalation.
+    pub history: &'a [NodeIx],
 }
 
 /// A monitor: pure, cheap, and without side effects.
@@ -84,6 +88,9 @@ pub mod priority {
     pub const TOOL_DOWN: f64 = 0.99;
     pub const BUDGET: f64 = 0.97;
     pub const KNOWN_BAD: f64 = 0.93;
+    pub const THRASH: f64 = 0.96;
+    /// Repeats of the same cycle that count as thrashing.
+    pub const THRASH_REPEATS: usize = 3;
     pub const ROUTINE: f64 = 0.5;
 }
 
@@ -175,6 +182,16 @@ impl Monitor for ProgressMonitor {
         MonitorKind::Progress
     }
     fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        if let Some(cycle) = repeated_cycle(view.history, priority::THRASH_REPEATS) {
+            out.push(Signal {
+                source: MonitorKind::Progress,
+                priority: priority::THRASH,
+                kind: SignalKind::Thrash {
+                    cycle: cycle.iter().map(|&v| view.graph.id(v).to_string()).collect(),
+                    repeats: priority::THRASH_REPEATS as u32,
+                },
+            });
+        }
         let used = view.tool_calls + view.next_tools.len() as u32;
         if !view.next_tools.is_empty() && used > view.tool_budget {
             out.push(Signal {
@@ -184,6 +201,20 @@ impl Monitor for ProgressMonitor {
             });
         }
     }
+}
+
+/// The longest cycle (2 to 4 tools) that the end of `history` repeats at least `repeats` times.
+pub fn repeated_cycle(history: &[NodeIx], repeats: usize) -> Option<&[NodeIx]> {
+    (2..=4).find_map(|len| {
+        let need = len * repeats;
+        if history.len() < need {
+            return None;
+        }
+        let tail = &history[history.len() - need..];
+        let cycle = &tail[..len];
+        let distinct = cycle.iter().enumerate().all(|(i, v)| !cycle[..i].contains(v));
+        (distinct && tail.chunks(len).all(|c| c == cycle)).then_some(cycle)
+    })
 }
 
 /// Tools known to be bad from earlier sessions or shared signals (context `known_bad`).

@@ -54,12 +54,19 @@ pub struct SessionConfig {
     pub tool_budget: u32,
     /// Escalations allowed before the session gives up with reason `budget`.
     pub escalation_budget: u32,
+    /// Visits allowed per tool in a cyclic workflow (revisits included).
+    pub visit_budget: u32,
     pub breaker: BreakerConfig,
 }
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { tool_budget: 64, escalation_budget: 4, breaker: BreakerConfig::default() }
+        SessionConfig {
+            tool_budget: 64,
+            escalation_budget: 4,
+            visit_budget: 4,
+            breaker: BreakerConfig::default(),
+        }
     }
 }
 
@@ -212,6 +219,9 @@ pub struct Outcome {
     pub reroutes: u32,
     pub retries: u32,
     pub failures: u32,
+    /// Planned revisits of completed tools (cyclic workflows).
+    #[serde(default)]
+    pub revisits: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -277,7 +287,15 @@ pub struct Session {
     reroutes: u32,
     retries: u32,
     failures: u32,
+    revisits: u32,
     signals: Vec<Signal>,
+    /// Last result of each tool, for edge guards.
+    outputs: Vec<Option<Value>>,
+    visits: Vec<u32>,
+    /// Tool completions in order (revisits repeat); monitors look for thrashing in it.
+    history: Vec<NodeIx>,
+    /// `history` before this index was already escalated as thrashing.
+    thrash_seen: usize,
 }
 
 impl Session {
@@ -335,7 +353,12 @@ impl Session {
             reroutes: 0,
             retries: 0,
             failures: 0,
+            revisits: 0,
             signals: Vec::new(),
+            outputs: alloc::vec![None; n],
+            visits: alloc::vec![0; n],
+            history: Vec::new(),
+            thrash_seen: 0,
             graph,
         })
     }
@@ -426,6 +449,10 @@ impl Session {
                 continue;
             }
             self.poll_breakers();
+            if self.plan_guard_broken() {
+                self.needs_replan = true;
+                continue;
+            }
             if self.complete_ready_waypoints() {
                 continue;
             }
@@ -609,6 +636,7 @@ impl Session {
             tool_calls: self.tool_calls,
             tool_budget: self.config.tool_budget,
             acknowledged: &self.acknowledged,
+            history: self.history.get(self.thrash_seen..).unwrap_or(&[]),
         };
         self.monitors.run(&view, &mut signals);
         for s in &signals {
@@ -659,6 +687,11 @@ impl Session {
                 self.escalate(EscalationReason::Budget, None, Some(winner));
                 Verdict::Changed
             }
+            SignalKind::Thrash { .. } => {
+                self.thrash_seen = self.history.len();
+                self.escalate(EscalationReason::Budget, None, Some(winner));
+                Verdict::Changed
+            }
         }
     }
 
@@ -670,6 +703,9 @@ impl Session {
         }
         let mut out = Vec::new();
         for &v in &self.completion {
+            if !self.completed[v] || out.contains(&v) {
+                continue;
+            }
             let open_succ =
                 self.plan.as_ref().is_some_and(|p| p.succs(&self.graph, v).any(|s| !self.completed[s]));
             if !self.left[v] || open_succ {
@@ -682,22 +718,27 @@ impl Session {
     fn replan(&mut self) {
         let pending = core::mem::take(&mut self.pending);
         let sources = self.sources();
-        let now = self.now;
-        let (graph, health, avoided) = (&self.graph, &self.health, &self.avoided);
-        let weights = |e: usize| {
-            let edge = graph.edge(e);
-            if avoided[edge.to] {
-                f64::INFINITY
-            } else {
-                edge.cost * health.weight(edge.to, now)
-            }
-        };
+        // A graph with guarded edges is a cyclic workflow: where execution stands is an origin
+        // that later steps may visit again. Without guards, completed work is never re-entered.
+        let cyclic = self.graph.has_guards() && !self.completion.is_empty();
         let mut plan = self.plan.take().unwrap_or_default();
         let old = plan.clone();
         let had_plan = !old.nodes.is_empty();
-        let found = self.dijkstra.route_into(&self.graph, &sources, self.goal, &weights, &mut (), &mut plan);
+        let found = self.route(&sources, cyclic, true, &mut plan);
         self.needs_replan = false;
         if found {
+            if cyclic {
+                for i in 0..plan.nodes.len() {
+                    let v = plan.nodes[i];
+                    if self.completed[v] {
+                        self.completed[v] = false;
+                        self.left[v] = false;
+                        self.revisits += 1;
+                        let visit = self.visits[v] + 1;
+                        self.emit(EventKind::Revisited { tool: self.graph.id(v).to_string(), visit });
+                    }
+                }
+            }
             let to_plan = PlanView::new(&self.graph, &plan);
             if had_plan {
                 if !pending.failed.is_empty() {
@@ -714,11 +755,75 @@ impl Session {
             }
             self.plan = Some(plan);
         } else {
+            let over_budget = cyclic && self.route(&sources, cyclic, false, &mut plan);
             self.plan = Some(old);
-            let reason = if pending.policy { EscalationReason::Policy } else { EscalationReason::NoPath };
+            let reason = if pending.policy {
+                EscalationReason::Policy
+            } else if over_budget {
+                EscalationReason::Budget
+            } else {
+                EscalationReason::NoPath
+            };
             self.needs_replan = true;
             self.escalate(reason, pending.agent_action, None);
         }
+    }
+
+    /// Routes from where execution stands over live weights.
+    fn route(&mut self, sources: &[NodeIx], cyclic: bool, visit_budget: bool, plan: &mut Plan) -> bool {
+        let weights = LiveWeights {
+            graph: &self.graph,
+            health: &self.health,
+            avoided: &self.avoided,
+            outputs: &self.outputs,
+            visits: &self.visits,
+            visit_budget: if visit_budget && cyclic { self.config.visit_budget } else { u32::MAX },
+            now: self.now,
+        };
+        if cyclic {
+            self.dijkstra.route_from_into(&self.graph, &[], sources, self.goal, &weights, &mut (), plan)
+        } else {
+            self.dijkstra.route_into(&self.graph, sources, self.goal, &weights, &mut (), plan)
+        }
+    }
+
+    /// Whether a plan edge leaving a completed tool has a guard its result now fails.
+    fn plan_guard_broken(&self) -> bool {
+        let Some(plan) = &self.plan else { return false };
+        plan.edges.iter().filter(|e| !plan.seeds.contains(e)).any(|&e| {
+            let edge = self.graph.edge(e);
+            self.completed[edge.from]
+                && !self.completed[edge.to]
+                && self
+                    .graph
+                    .guard(e)
+                    .zip(self.outputs[edge.from].as_ref())
+                    .is_some_and(|(g, out)| !g.holds(out))
+        })
+    }
+
+    /// Control-flow fault injection (seed 004): the host runs `tool` instead of the calls the
+    /// session just gave it. The router then plans again from wherever that leaves the task.
+    pub fn redirect(&mut self, tool: &str, now: Millis) -> Result<Call, SessionError> {
+        if self.outcome.is_some() {
+            return Err(SessionError::Finished);
+        }
+        let v = self.graph.index(tool).ok_or_else(|| SessionError::UnknownNode { id: tool.to_string() })?;
+        self.tick(now);
+        let cancelled: Vec<NodeIx> = core::mem::take(&mut self.in_flight).into_keys().collect();
+        for &c in &cancelled {
+            // Those calls were never made.
+            self.tool_calls = self.tool_calls.saturating_sub(1);
+            self.visits[c] = self.visits[c].saturating_sub(1);
+        }
+        self.emit(EventKind::Redirected {
+            from: cancelled.iter().map(|&c| self.graph.id(c).to_string()).collect(),
+            to: tool.to_string(),
+        });
+        self.completed[v] = false;
+        self.needs_replan = true;
+        let call = self.dispatch(&[v]).pop();
+        call.ok_or(SessionError::NotInFlight { tool: tool.to_string() })
     }
 
     fn plan_preds_done(&self, plan: &Plan, v: NodeIx) -> bool {
@@ -762,6 +867,7 @@ impl Session {
             self.emit(EventKind::ToolCalled { tool: tool.clone(), attempt });
             self.in_flight.insert(v, attempt);
             self.tool_calls += 1;
+            self.visits[v] += 1;
             self.health.on_call(v, self.now);
             // A half-open breaker counts this call as its probe.
             self.health.try_acquire(v, self.now);
@@ -776,11 +882,14 @@ impl Session {
         }
         self.completed[v] = true;
         self.completion.push(v);
+        if self.graph.node(v).tool {
+            self.history.push(v);
+        }
         let base = self.graph.node(v).base_cost;
         if let Some(plan) = &self.plan {
             for &e in &plan.edges {
                 let edge = self.graph.edge(e);
-                if edge.to == v && self.completed[edge.from] {
+                if edge.to == v && (self.completed[edge.from] || plan.seeds.contains(&e)) {
                     self.cost += edge.cost * base;
                     self.left[edge.from] = true;
                 }
@@ -833,6 +942,7 @@ impl Session {
             reroutes: self.reroutes,
             retries: self.retries,
             failures: self.failures,
+            revisits: self.revisits,
             message: message.clone(),
         };
         self.emit(EventKind::Finished { status, goal: outcome.goal.clone(), path, cost: self.cost, message });
@@ -876,4 +986,36 @@ pub fn audit_completion(
         }
     }
     Ok(())
+}
+
+/// The weights routing uses: `edge.cost x` the target tool's live weight; infinite for tools
+/// this task avoids and, in cyclic workflows, for tools out of visits. A guarded edge counts
+/// only when its source's result satisfies the guard; before that result exists (a step still
+/// ahead) the guard is assumed to hold.
+struct LiveWeights<'a> {
+    graph: &'a ToolGraph,
+    health: &'a HealthBook,
+    avoided: &'a [bool],
+    outputs: &'a [Option<Value>],
+    visits: &'a [u32],
+    visit_budget: u32,
+    now: Millis,
+}
+
+impl crate::algo::EdgeWeight for LiveWeights<'_> {
+    fn weight(&self, e: usize) -> f64 {
+        let edge = self.graph.edge(e);
+        if self.avoided[edge.to] || self.visits[edge.to] >= self.visit_budget {
+            return f64::INFINITY;
+        }
+        edge.cost * self.health.weight(edge.to, self.now)
+    }
+
+    fn seed_weight(&self, e: usize) -> f64 {
+        let edge = self.graph.edge(e);
+        match (self.graph.guard(e), &self.outputs[edge.from]) {
+            (Some(g), Some(out)) if !g.holds(out) => f64::INFINITY,
+            _ => self.weight(e),
+        }
+    }
 }

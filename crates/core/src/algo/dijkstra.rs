@@ -31,6 +31,12 @@ use crate::graph::{Join, NodeIx, ToolGraph};
 /// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite = unusable.
 pub trait EdgeWeight {
     fn weight(&self, edge: usize) -> f64;
+
+    /// Weight of an edge leaving an origin (see [`Dijkstra::route_from`]): where execution
+    /// stands, so a guard can be judged on a real result. Defaults to [`EdgeWeight::weight`].
+    fn seed_weight(&self, edge: usize) -> f64 {
+        self.weight(edge)
+    }
 }
 
 impl<F: Fn(usize) -> f64> EdgeWeight for F {
@@ -62,6 +68,8 @@ pub struct Plan {
     pub nodes: Vec<NodeIx>,
     /// Indices of the plan's edges.
     pub edges: Vec<usize>,
+    /// Edges of the plan that leave an origin (completed work): already satisfied.
+    pub seeds: Vec<usize>,
     /// Total cost (for joins, the sum over branches).
     pub cost: f64,
 }
@@ -77,9 +85,15 @@ impl Plan {
         self.nodes.contains(&v)
     }
 
-    /// The plan's predecessors of `v` (the nodes whose completion `v` waits for).
+    /// The plan's predecessors of `v` (the nodes whose completion `v` waits for); edges from
+    /// origins are not waited for.
     pub fn preds<'a>(&'a self, graph: &'a ToolGraph, v: NodeIx) -> impl Iterator<Item = NodeIx> + 'a {
-        self.edges.iter().map(|&e| graph.edge(e)).filter(move |e| e.to == v).map(|e| e.from)
+        self.edges
+            .iter()
+            .filter(|e| !self.seeds.contains(e))
+            .map(|&e| graph.edge(e))
+            .filter(move |e| e.to == v)
+            .map(|e| e.from)
     }
 
     /// The plan's successors of `v`.
@@ -89,6 +103,8 @@ impl Plan {
 }
 
 const NONE: u32 = u32::MAX;
+/// Marks a predecessor edge that leaves an origin (set in `pred` and join slots).
+const SEED: u32 = 1 << 30;
 
 #[derive(Clone, Copy, PartialEq)]
 struct Entry {
@@ -187,10 +203,28 @@ impl Dijkstra {
         observer: &mut O,
         plan: &mut Plan,
     ) -> bool {
+        self.route_from_into(graph, sources, &[], goal, weights, observer, plan)
+    }
+
+    /// Like [`Dijkstra::route_into`], with `origins`: completed nodes whose out-edges start the
+    /// search (weighed with [`EdgeWeight::seed_weight`]) but which are not themselves settled,
+    /// so a plan may visit them again. This is how cyclic workflows revisit a node.
+    #[allow(clippy::too_many_arguments)]
+    pub fn route_from_into<W: EdgeWeight + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        origins: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        observer: &mut O,
+        plan: &mut Plan,
+    ) -> bool {
         plan.nodes.clear();
         plan.edges.clear();
+        plan.seeds.clear();
         plan.cost = f64::INFINITY;
-        let Some(cost) = self.search(graph, sources, goal, weights, observer) else {
+        let Some(cost) = self.search_from(graph, sources, origins, goal, weights, observer) else {
             return false;
         };
         self.extract(graph, goal, plan);
@@ -220,6 +254,18 @@ impl Dijkstra {
         weights: &W,
         observer: &mut O,
     ) -> Option<f64> {
+        self.search_from(graph, sources, &[], goal, weights, observer)
+    }
+
+    fn search_from<W: EdgeWeight + ?Sized, O: Observer + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        origins: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        observer: &mut O,
+    ) -> Option<f64> {
         self.prepare(graph);
         let n = graph.node_count();
         if goal >= n {
@@ -230,6 +276,14 @@ impl Dijkstra {
                 self.source[s] = true;
                 self.dist[s] = 0.0;
                 self.heap.push(EntryBox(Entry { dist: 0.0, node: s as u32 }));
+            }
+        }
+        for &u in origins {
+            if u < n {
+                for &e in graph.out_edges(u) {
+                    let w = weights.seed_weight(e as usize);
+                    self.relax(graph, u, 0.0, e as usize, w, true, observer);
+                }
             }
         }
         let mut settled_count = 0u32;
@@ -246,40 +300,55 @@ impl Dijkstra {
                 return Some(dist);
             }
             for &e in graph.out_edges(u) {
-                let e = e as usize;
-                let edge = graph.edge(e);
-                let v = edge.to;
-                if self.settled[v] {
-                    continue;
-                }
-                let w = weights.weight(e);
-                if w.is_nan() || w == f64::INFINITY {
-                    observer.skipped(e, u, v);
-                    continue;
-                }
-                let offer = dist + w;
-                let tentative = match graph.node(v).join {
-                    Join::Any => {
-                        let improved = offer < self.dist[v];
-                        if improved {
-                            self.pred[v] = e as u32;
-                        }
-                        observer.relaxed(e, u, v, offer, improved);
-                        offer
-                    }
-                    Join::Quorum(k) => {
-                        let sum = self.offer_join(v, k as usize, offer, e as u32);
-                        observer.relaxed(e, u, v, offer, sum < self.dist[v]);
-                        sum
-                    }
-                };
-                if tentative < self.dist[v] {
-                    self.dist[v] = tentative;
-                    self.heap.push(EntryBox(Entry { dist: tentative, node: v as u32 }));
-                }
+                let w = weights.weight(e as usize);
+                self.relax(graph, u, dist, e as usize, w, false, observer);
             }
         }
         None
+    }
+
+    /// Offers `to` the cost `dist + w` over edge `e` leaving `u`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn relax<O: Observer + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        u: NodeIx,
+        dist: f64,
+        e: usize,
+        w: f64,
+        seed: bool,
+        observer: &mut O,
+    ) {
+        let tag = e as u32 | if seed { SEED } else { 0 };
+        let v = graph.edge(e).to;
+        if self.settled[v] {
+            return;
+        }
+        if w.is_nan() || w == f64::INFINITY {
+            observer.skipped(e, u, v);
+            return;
+        }
+        let offer = dist + w;
+        let tentative = match graph.node(v).join {
+            Join::Any => {
+                let improved = offer < self.dist[v];
+                if improved {
+                    self.pred[v] = tag;
+                }
+                observer.relaxed(e, u, v, offer, improved);
+                offer
+            }
+            Join::Quorum(k) => {
+                let sum = self.offer_join(v, k as usize, offer, tag);
+                observer.relaxed(e, u, v, offer, sum < self.dist[v]);
+                sum
+            }
+        };
+        if tentative < self.dist[v] {
+            self.dist[v] = tentative;
+            self.heap.push(EntryBox(Entry { dist: tentative, node: v as u32 }));
+        }
     }
 
     /// Adds an input to quorum node `v`; returns the sum of its `k` cheapest inputs, or infinity
@@ -288,6 +357,11 @@ impl Dijkstra {
         let at = self.join_at[v] as usize;
         let len = self.join_len[v] as usize;
         let slots = &mut self.join_vals[at..at + k];
+        // An origin's edge can be offered again when the plan revisits the origin: the same
+        // input counts once, at its cheaper offer (which came first: it was the smaller).
+        if slots[..len.min(k)].iter().any(|s| s.1 & !SEED == edge & !SEED) {
+            return if len >= k { slots.iter().map(|s| s.0).sum() } else { f64::INFINITY };
+        }
         // Insertion into a sorted array of at most k: joins are small.
         let mut i = len.min(k);
         if i == k {
@@ -330,12 +404,18 @@ impl Dijkstra {
                 }
                 Join::Any => &[],
             };
-            let mut push_edge = |e: u32, stack: &mut Vec<NodeIx>, mark: &mut Vec<bool>| {
-                if e == NONE {
+            let mut push_edge = |tag: u32, stack: &mut Vec<NodeIx>, mark: &mut Vec<bool>| {
+                if tag == NONE {
                     return;
                 }
-                plan.edges.push(e as usize);
-                let from = graph.edge(e as usize).from;
+                let e = (tag & !SEED) as usize;
+                plan.edges.push(e);
+                if tag & SEED != 0 {
+                    // Fed by an origin's past result: nothing to wait for.
+                    plan.seeds.push(e);
+                    return;
+                }
+                let from = graph.edge(e).from;
                 if !mark[from] {
                     mark[from] = true;
                     stack.push(from);
