@@ -14,11 +14,12 @@ use shr_core::ToolGraph;
 
 const USAGE: &str = "\
 usage:
-  shr bench [--json FILE|-] [--events ID] [--scenarios DIR]
+  shr bench [--json FILE|-] [--events ID] [--scenarios DIR] [--cyclic [--runs N]]
       Run the 19 scenarios with SHR, ReAct and the static workflow; print Tables 1-4.
       --json FILE   also write every run and the totals as JSON (- for stdout only)
       --events ID   print the SHR event stream of one scenario as JSON lines instead
       --scenarios DIR  load domain and scenario files from DIR instead of the embedded pack
+      --cyclic      the two cyclic workflows at fault probability 0, 0.25, 0.5 (seed 004 metrics)
   shr route GRAPH.json [--down a,b] [--from ID] [--to ID] [--trace]
       Route a graph file with the given tools failed; print the plan and its cost.
   shr perturb [--tasks N] [--seed S] [--json FILE|-]
@@ -115,7 +116,20 @@ fn load_dir(dir: &Path) -> Result<Vec<Scenario>, String> {
 }
 
 fn cmd_bench(args: &[String]) -> Result<(), String> {
-    let args = Args::parse(args, &["--json", "--events", "--scenarios"], &[])?;
+    let args = Args::parse(args, &["--json", "--events", "--scenarios", "--runs"], &["--cyclic"])?;
+    if args.flag("--cyclic") {
+        let runs = args
+            .value("--runs")
+            .map_or(Ok(200), |v| v.parse::<u32>().map_err(|_| format!("--runs takes a number, not `{v}`")))?;
+        let rows = shr_core::cyclic::bench(&[0.0, 0.25, 0.5], runs.clamp(1, 100_000));
+        println!("Cyclic workflows under control-flow fault injection ({runs} seeded runs per cell; seed 004 metrics).\n");
+        print!("{}", shr_core::cyclic::render(&rows));
+        if let Some(path) = args.value("--json") {
+            let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+            std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
+        }
+        return Ok(());
+    }
     let pack = match args.value("--scenarios") {
         Some(dir) => load_dir(Path::new(dir))?,
         None => scenario::try_pack().map_err(|e| e.to_string())?,

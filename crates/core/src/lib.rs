@@ -12,6 +12,7 @@
 extern crate alloc;
 
 pub mod algo;
+pub mod cyclic;
 pub mod error;
 pub mod event;
 pub mod graph;

@@ -490,6 +490,7 @@ impl Session {
                 match validate::check_all(&self.graph.node(v).validators, &output) {
                     Ok(()) => {
                         self.emit(EventKind::ToolSucceeded { tool: tool.to_string(), latency_ms });
+                        self.outputs[v] = Some(output);
                         let t = self.health.on_success(v, latency_ms, self.now);
                         self.breaker_event(v, t);
                         self.complete(v);

@@ -1,0 +1,307 @@
+//! Cyclic workflows (seed 004): two example workflows with guarded back edges, deterministic
+//! mock worlds that make revisits necessary, control-flow fault injection (with probability
+//! `p` the next step is redirected to a random other tool) and the seed's metrics: SR, TC, STR,
+//! SRR, delta-TC, and the revisitation statistics ATS, AUS, ASR and unique transitions.
+
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::graph::{NodeIx, ToolGraph};
+use crate::rng::SplitMix64;
+use crate::session::{Action, Decision, Session, SessionConfig, Status, Task, ToolResult};
+use crate::{HealthBook, Millis, Monitors};
+
+/// Which mock world answers the tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum World {
+    /// Crafting: each step consumes what the step before produced (a prerequisite chain).
+    Prerequisites,
+    /// Search places until the object is found, verify, take it (partially observable).
+    SearchVerify,
+}
+
+/// A cyclic example workflow.
+#[derive(Clone, Debug)]
+pub struct CyclicExample {
+    pub id: &'static str,
+    pub graph: ToolGraph,
+    pub world: World,
+}
+
+/// The two embedded examples.
+pub fn examples() -> Vec<CyclicExample> {
+    let files = [
+        ("prerequisites", World::Prerequisites, include_str!("../scenarios/cyclic_prerequisites.json")),
+        ("search_verify", World::SearchVerify, include_str!("../scenarios/cyclic_search_verify.json")),
+    ];
+    files
+        .into_iter()
+        .filter_map(|(id, world, text)| {
+            ToolGraph::from_json(text).ok().map(|graph| CyclicExample { id, graph, world })
+        })
+        .collect()
+}
+
+/// The mock world's state.
+#[derive(Clone, Debug)]
+struct WorldState {
+    world: World,
+    inventory: [u32; 4],
+    target: u32,
+    place: u32,
+    searched: bool,
+    found: bool,
+}
+
+impl WorldState {
+    fn new(world: World, rng: &mut SplitMix64) -> Self {
+        // The object is in the first or second place searched: nominal runs need at most one
+        // revisit of search and verify.
+        WorldState {
+            world,
+            inventory: [0; 4],
+            target: 1 + rng.below(2) as u32,
+            place: 0,
+            searched: false,
+            found: false,
+        }
+    }
+
+    fn call(&mut self, tool: &str) -> Value {
+        match self.world {
+            World::Prerequisites => {
+                let step = ["get_logs", "make_planks", "make_sticks", "craft_pickaxe"]
+                    .iter()
+                    .position(|t| *t == tool);
+                match step {
+                    Some(0) => {
+                        self.inventory[0] += 1;
+                        json!({ "ok": true })
+                    }
+                    Some(i) if self.inventory[i - 1] > 0 => {
+                        self.inventory[i - 1] -= 1;
+                        self.inventory[i] += 1;
+                        json!({ "ok": true })
+                    }
+                    _ => json!({ "ok": false }),
+                }
+            }
+            World::SearchVerify => match tool {
+                "search" => {
+                    self.place = self.place % 3 + 1;
+                    self.searched = true;
+                    json!({ "place": self.place })
+                }
+                "verify" => {
+                    let fresh = core::mem::replace(&mut self.searched, false);
+                    self.found = fresh && self.place == self.target;
+                    let status = if !fresh {
+                        "lost"
+                    } else if self.found {
+                        "found"
+                    } else {
+                        "not_here"
+                    };
+                    json!({ "found": self.found, "status": status })
+                }
+                "repair" => {
+                    self.place = 0;
+                    json!({ "ok": true })
+                }
+                "take" => json!({ "ok": self.found && self.place == self.target }),
+                _ => json!({ "ok": false }),
+            },
+        }
+    }
+}
+
+/// One run's record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CyclicRun {
+    pub success: bool,
+    pub tool_calls: u32,
+    /// Tool completions in order (revisits repeat).
+    pub visits: Vec<String>,
+    pub redirects: u32,
+    pub escalated: bool,
+}
+
+/// Runs an example once with redirect probability `p`.
+pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
+    let mut rng = SplitMix64::new(seed);
+    let mut world = WorldState::new(example.world, &mut rng);
+    let graph = &example.graph;
+    let tools: Vec<NodeIx> = (0..graph.node_count()).filter(|&v| graph.node(v).tool).collect();
+    let config = SessionConfig { tool_budget: 30, ..SessionConfig::default() };
+    let health = HealthBook::new(graph, config.breaker);
+    let mut run =
+        CyclicRun { success: false, tool_calls: 0, visits: Vec::new(), redirects: 0, escalated: false };
+    let Ok(mut session) =
+        Session::with_parts(graph.clone(), Task::default(), health, config, Monitors::default(), 0)
+    else {
+        return run;
+    };
+    let mut now: Millis = 0;
+    for _ in 0..500 {
+        match session.next(now) {
+            Action::CallTools { calls } => {
+                for mut call in calls {
+                    now += 10;
+                    let mut redirected = false;
+                    if rng.unit() < p && tools.len() > 1 {
+                        let others: Vec<NodeIx> =
+                            tools.iter().copied().filter(|&t| graph.id(t) != call.tool).collect();
+                        let to = others[rng.below(others.len() as u64) as usize];
+                        match session.redirect(graph.id(to), now) {
+                            Ok(c) => {
+                                call = c;
+                                run.redirects += 1;
+                                redirected = true;
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                    let output = world.call(&call.tool);
+                    if session.report(&call.tool, ToolResult::ok(output, 10.0), now).is_err() {
+                        break;
+                    }
+                    // A redirect replaces the whole batch.
+                    if redirected {
+                        break;
+                    }
+                }
+            }
+            Action::Escalate { .. } => {
+                run.escalated = true;
+                let stop = Decision::Abort { message: "budget or thrash: stop".into() };
+                if session.resolve_escalation(stop, now).is_err() {
+                    break;
+                }
+            }
+            Action::Wait | Action::Finished { .. } => break,
+        }
+    }
+    run.success = session.outcome().is_some_and(|o| o.status == Status::Completed);
+    run.tool_calls = session.tool_calls();
+    run.visits = session
+        .completed()
+        .filter(|id| graph.index(id).is_some_and(|v| graph.node(v).tool))
+        .map(ToString::to_string)
+        .collect();
+    run
+}
+
+/// Seed 004's metrics over a set of runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CyclicMetrics {
+    pub runs: u32,
+    /// Success rate.
+    pub sr: f64,
+    /// Mean tool calls of successful runs.
+    pub tc: f64,
+    /// SR / TC.
+    pub str_: f64,
+    /// Average total subtask visits (successful runs).
+    pub ats: f64,
+    /// Average unique subtasks visited (successful runs).
+    pub aus: f64,
+    /// Average revisitation, ATS - AUS.
+    pub asr: f64,
+    /// Mean unique transitions per run (all runs).
+    pub ut: f64,
+    pub redirects: u32,
+    pub escalations: u32,
+}
+
+impl CyclicMetrics {
+    pub fn of(runs: &[CyclicRun]) -> Self {
+        let n = runs.len().max(1) as f64;
+        let ok: Vec<&CyclicRun> = runs.iter().filter(|r| r.success).collect();
+        let k = ok.len().max(1) as f64;
+        let sr = ok.len() as f64 / n;
+        let tc = ok.iter().map(|r| r.tool_calls as f64).sum::<f64>() / k;
+        let ats = ok.iter().map(|r| r.visits.len() as f64).sum::<f64>() / k;
+        let aus = ok.iter().map(|r| r.visits.iter().collect::<BTreeSet<_>>().len() as f64).sum::<f64>() / k;
+        let ut = runs
+            .iter()
+            .map(|r| r.visits.windows(2).map(|w| (&w[0], &w[1])).collect::<BTreeSet<_>>().len() as f64)
+            .sum::<f64>()
+            / n;
+        CyclicMetrics {
+            runs: runs.len() as u32,
+            sr,
+            tc,
+            str_: if tc > 0.0 { sr / tc } else { 0.0 },
+            ats,
+            aus,
+            asr: ats - aus,
+            ut,
+            redirects: runs.iter().map(|r| r.redirects).sum(),
+            escalations: runs.iter().filter(|r| r.escalated).count() as u32,
+        }
+    }
+}
+
+/// Metrics of one example at one fault probability, with retention against `p = 0`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CyclicRow {
+    pub example: String,
+    pub p: f64,
+    pub metrics: CyclicMetrics,
+    /// SR at `p` / SR at `p = 0`.
+    pub srr: f64,
+    /// TC at `p` - TC at `p = 0`.
+    pub delta_tc: f64,
+}
+
+/// Runs both examples at each probability, `runs` seeded runs each.
+pub fn bench(probabilities: &[f64], runs: u32) -> Vec<CyclicRow> {
+    let mut rows = Vec::new();
+    for ex in examples() {
+        let measure =
+            |p: f64| CyclicMetrics::of(&(0..runs as u64).map(|s| run(&ex, p, s)).collect::<Vec<_>>());
+        let nominal = measure(0.0);
+        for &p in probabilities {
+            let m = if p == 0.0 { nominal } else { measure(p) };
+            rows.push(CyclicRow {
+                example: format!("{} ({})", ex.id, ex.graph.spec().name.clone().unwrap_or_default()),
+                p,
+                metrics: m,
+                srr: if nominal.sr > 0.0 { m.sr / nominal.sr } else { 0.0 },
+                delta_tc: m.tc - nominal.tc,
+            });
+        }
+    }
+    rows
+}
+
+/// The rows as a Markdown table.
+pub fn render(rows: &[CyclicRow]) -> String {
+    let mut out = String::from(
+        "| Workflow | p | SR | TC | STR | SRR | dTC | ATS | AUS | ASR | UT | redirects | escalations |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in rows {
+        let m = &r.metrics;
+        out.push_str(&format!(
+            "| {} | {:.2} | {:.0}% | {:.2} | {:.3} | {:.3} | {:+.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} |\n",
+            r.example,
+            r.p,
+            100.0 * m.sr,
+            m.tc,
+            m.str_,
+            r.srr,
+            r.delta_tc,
+            m.ats,
+            m.aus,
+            m.asr,
+            m.ut,
+            m.redirects,
+            m.escalations
+        ));
+    }
+    out
+}
