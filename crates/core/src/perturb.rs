@@ -235,16 +235,7 @@ pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags 
         }
     }
     let Ok(graph) = ToolGraph::from_spec(spec) else {
-        return RunFlags {
-            success: false,
-            perturbed: false,
-            recovered: false,
-            escalated: false,
-            tool_calls: 0,
-            optimal_calls: task.optimal_calls,
-            llm_calls: 0,
-            react_llm_calls: 0,
-        };
+        return run_flags_failed(task);
     };
     let fault = FaultProfile { target: task.victim.clone(), mode };
     let mut tools = PerturbedTools::new(&graph, &fault);
