@@ -1,0 +1,113 @@
+//! The `shr` binary end to end.
+
+use std::process::Command;
+
+fn shr(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shr")).args(args).output().expect("run shr");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn bench_prints_the_four_tables_with_measured_totals() {
+    let (ok, out, _) = shr(&["bench"]);
+    assert!(ok);
+    for t in ["Table 1", "Table 2", "Table 3", "Table 4"] {
+        assert!(out.contains(t), "{t} missing");
+    }
+    assert!(out.contains("| Self-Healing Router | 19/19"), "{out}");
+    assert!(out.contains("| Static workflow     | 16/19"), "{out}");
+    assert!(out.contains("SHR asked the LLM in: S3, S4, S6, S7, T4, T5, M3."));
+    assert!(out.contains("Static workflow failed silently in: S6, S7, T6."));
+}
+
+#[test]
+fn bench_json_carries_every_run_and_the_reduction() {
+    let (ok, out, _) = shr(&["bench", "--json", "-"]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["scenarios"].as_array().unwrap().len(), 19);
+    assert!(v["llm_call_reduction_pct"].as_f64().unwrap() >= 90.0);
+    assert_eq!(v["scenarios"][1]["shr"]["path"][2], "razorpay");
+}
+
+#[test]
+fn bench_events_prints_json_lines_of_one_scenario() {
+    let (ok, out, _) = shr(&["bench", "--events", "S5"]);
+    assert!(ok);
+    let events: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events[0]["event"], "PathPlanned");
+    assert_eq!(events.last().unwrap()["event"], "Finished");
+    assert!(events.iter().any(|e| e["event"] == "Rerouted"));
+    let (ok, _, err) = shr(&["bench", "--events", "S9"]);
+    assert!(!ok);
+    assert!(err.contains("no scenario `S9`"), "{err}");
+}
+
+#[test]
+fn a_scenario_directory_with_a_broken_file_names_the_file_and_field() {
+    let dir = std::env::temp_dir().join(format!("shr-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in shr_core::scenario::DOMAIN_FILES {
+        std::fs::write(dir.join(format!("{name}.json")), text).unwrap();
+    }
+    let s2 = shr_core::scenario::SCENARIO_FILES[1].1;
+    std::fs::write(dir.join("S2.json"), s2).unwrap();
+    let (ok, out, _) = shr(&["bench", "--scenarios", dir.to_str().unwrap()]);
+    assert!(ok, "a directory with one good scenario runs");
+    assert!(out.contains("S2: Stripe down"));
+    std::fs::write(
+        dir.join("S2.json"),
+        s2.replace("\"after_calls\"", "\"after\"")
+            .replace("\"tool\": \"stripe\"", "\"tool\": \"stripe\", \"when\": 1"),
+    )
+    .unwrap();
+    let (ok, _, err) = shr(&["bench", "--scenarios", dir.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("S2.json: field `failures`"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn route_reroutes_around_failed_tools_and_escalates_without_a_path() {
+    let dir = std::env::temp_dir().join(format!("shr-route-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = serde_json::from_str::<serde_json::Value>(shr_core::scenario::DOMAIN_FILES[0].1).unwrap()
+        ["graph"]
+        .clone();
+    let path = dir.join("cs.json");
+    std::fs::write(&path, graph.to_string()).unwrap();
+    let p = path.to_str().unwrap();
+    let (ok, out, _) = shr(&["route", p, "--down", "stripe,email"]);
+    assert!(ok);
+    assert!(out.contains("plan: start -> crm -> razorpay -> sms -> refund_done"), "{out}");
+    assert!(out.contains("cost: 6"), "the paper's Figure 4 (B)");
+    let (ok, _, err) = shr(&["route", p, "--down", "stripe,razorpay"]);
+    assert!(!ok);
+    assert!(err.contains("no path"), "{err}");
+    let (ok, _, err) = shr(&["route", p, "--down", "paypal"]);
+    assert!(!ok && err.contains("unknown node `paypal`"), "{err}");
+    std::fs::write(&path, "{\"nodes\": [").unwrap();
+    let (ok, out, _) = shr(&["check", p]);
+    assert!(!ok && out.contains("line 1"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn perturb_and_cyclic_print_their_matrices() {
+    let (ok, out, _) = shr(&["perturb", "--tasks", "5"]);
+    assert!(ok);
+    assert!(out.contains("SHR without validators (ablation)"));
+    assert!(out.contains("| P4 implicit-permanent |"));
+    let (ok, out, _) = shr(&["bench", "--cyclic", "--runs", "10"]);
+    assert!(ok);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("| prerequisites") || l.starts_with("| search_verify")).count(),
+        6
+    );
+    let (ok, _, err) = shr(&["perturb", "--tasks", "many"]);
+    assert!(!ok && err.contains("--tasks takes a whole number"), "{err}");
+}
