@@ -1,19 +1,34 @@
-// A small static server for the built page (dist/), bound to 127.0.0.1 only.
-// node scripts/serve.mjs --dir dist --port 8080   (--port 0 picks a free port)
-// Prints the URL as the first line of stdout.
+// A small static server for the built page (dist/), bound to 127.0.0.1 only. Needs nothing but Node.
+//   node scripts/serve.mjs --dir dist --port 8080     (--port 0 picks a free port)
+// The first line of stdout is the URL, e.g. "http://127.0.0.1:41234/"; tests read it to find the port.
+// A path that names no file gets index.html (the page keeps its state in the URL), except a path with a
+// file extension (a missing .wasm or .js), which gets a 404 so a broken build fails loudly.
+// A busy port exits 1 with a message naming it.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 
+const usage = 'usage: node scripts/serve.mjs [--dir DIR] [--port N]';
 const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
-};
-const root = resolve(opt('--dir', 'dist'));
-const port = Number(opt('--port', '8080'));
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`serve: --port must be a number from 0 to 65535, not '${opt('--port')}'`);
+const options = { dir: 'dist', port: '8080' };
+for (let i = 0; i < args.length; i++) {
+  const m = /^--(dir|port)(?:=(.*))?$/.exec(args[i]);
+  if (args[i] === '-h' || args[i] === '--help') {
+    console.log(usage);
+    process.exit(0);
+  } else if (m && m[2] !== undefined) {
+    options[m[1]] = m[2];
+  } else if (m && i + 1 < args.length) {
+    options[m[1]] = args[++i];
+  } else {
+    console.error(`serve: unknown or incomplete argument '${args[i]}' (${usage})`);
+    process.exit(2);
+  }
+}
+const root = resolve(options.dir);
+const port = /^\d+$/.test(options.port) ? Number(options.port) : NaN;
+if (!Number.isInteger(port) || port > 65535) {
+  console.error(`serve: --port must be a number from 0 to 65535, not '${options.port}'`);
   process.exit(2);
 }
 
@@ -23,46 +38,91 @@ const types = {
   '.mjs': 'text/javascript; charset=utf-8',
   '.wasm': 'application/wasm',
   '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
   '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
 };
 
-async function file(path) {
+async function isFile(path) {
   try {
-    const s = await stat(path);
-    return s.isFile() ? path : null;
+    return (await stat(path)).isFile();
   } catch {
-    return null;
+    return false;
   }
 }
 
+// The file for a URL path, or null. Never anything outside root.
+async function lookup(pathname) {
+  const wanted = normalize(join(root, pathname));
+  if (wanted !== root && !wanted.startsWith(root + sep)) return null;
+  if (await isFile(wanted)) return wanted;
+  const index = join(wanted, 'index.html');
+  if (await isFile(index)) return index;
+  if (extname(wanted) === '' && (await isFile(join(root, 'index.html')))) return join(root, 'index.html');
+  return null;
+}
+
+function send(res, status, type, body, head) {
+  res.writeHead(status, { 'content-type': type, 'content-length': body.length, 'cache-control': 'no-store' });
+  res.end(head ? undefined : body);
+}
+
 const server = createServer(async (req, res) => {
-  const url = new URL(req.url, 'http://localhost');
-  const wanted = normalize(join(root, decodeURIComponent(url.pathname)));
-  // Never serve outside the root; unknown paths get the page (client-side state lives in the URL).
-  let path = wanted.startsWith(root + sep) || wanted === root ? await file(wanted) : null;
-  path ??= await file(join(root, 'index.html'));
-  if (!path) {
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end(`not found: ${url.pathname} (did the build run? ${root} has no index.html)\n`);
-    return;
+  const head = req.method === 'HEAD';
+  try {
+    if (req.method !== 'GET' && !head) {
+      res.setHeader('allow', 'GET, HEAD');
+      return send(res, 405, 'text/plain; charset=utf-8', Buffer.from('only GET and HEAD\n'), head);
+    }
+    let pathname;
+    try {
+      pathname = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    } catch {
+      return send(res, 400, 'text/plain; charset=utf-8', Buffer.from('bad URL\n'), head);
+    }
+    const path = await lookup(pathname);
+    if (!path) {
+      const hint = (await isFile(join(root, 'index.html'))) ? '' : ` (${root} has no index.html: did the build run?)`;
+      return send(res, 404, 'text/plain; charset=utf-8', Buffer.from(`not found: ${pathname}${hint}\n`), head);
+    }
+    const body = await readFile(path);
+    send(res, 200, types[extname(path).toLowerCase()] ?? 'application/octet-stream', body, head);
+  } catch (e) {
+    if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', Buffer.from(`error: ${e.message}\n`), head);
+    else res.destroy();
   }
-  const body = await readFile(path);
-  res.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-  res.end(body);
 });
 
 server.on('error', (e) => {
   if (e.code === 'EADDRINUSE') {
-    console.error(`serve: port ${port} on 127.0.0.1 is busy; pick another with --port N (e.g. scripts/demo --port 8081)`);
+    console.error(
+      `serve: port ${port} on 127.0.0.1 is busy (another server is using it).\n` +
+        `Pick another port: scripts/demo --port 8081, or PORT=8081 scripts/demo (--port 0 takes any free port).`,
+    );
+  } else if (e.code === 'EACCES') {
+    console.error(`serve: not allowed to listen on port ${port}; pick another with --port N`);
   } else {
     console.error(`serve: ${e.message}`);
   }
   process.exit(1);
 });
 
+// Ctrl-C (and a test's kill) ends it quietly with status 0.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0));
+
 server.listen(port, '127.0.0.1', () => {
   console.log(`http://127.0.0.1:${server.address().port}/`);
+  isFile(join(root, 'index.html')).then((ok) =>
+    console.error(ok ? `serving ${root} (Ctrl-C stops)` : `serve: warning: ${root} has no index.html (did the build run?)`),
+  );
 });
