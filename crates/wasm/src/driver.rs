@@ -1,0 +1,471 @@
+//! `Router.run`: drives a core session with async JS tool functions.
+//!
+//! The loop is the core's host loop and nothing more: ask `next(clock())`; on `call_tools`
+//! start every call at once (each after its `not_before`, through `sleep`); on `wait` take the
+//! first call to settle, translate what the tool did into a `ToolResult`, `report` it and ask
+//! again; on `escalate` await the host's `escalate(request)` and pass its decision back; on
+//! `finished` resolve. New events go to `onEvent` after every step.
+//!
+//! What a tool did becomes a result like this (never a trap):
+//! - threw or rejected -> service failure, permanent, message = the error's message;
+//! - did not settle within `timeoutMs` (default 10 s) -> service failure, transient;
+//! - returned `{success: false, error, category, agent_action, transient}` -> that failure
+//!   (seed 003); a category other than input/service/policy is malformed data;
+//! - returned something JSON cannot hold (a cycle, a BigInt, a function) -> service failure,
+//!   permanent ("malformed data");
+//! - returned anything else -> success with that output (`undefined` is `null`), which the
+//!   core then checks with the tool's validators.
+
+use std::cell::RefCell;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::Poll;
+
+use js_sys::{Array, Function, Object, Promise};
+use serde_json::Value;
+use shr_core::{Action, Category, Decision, Monitors, Outcome, ToolFailure, ToolResult};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+use crate::convert::{from_js, get, is_nullish, opt_fn, stringify, to_js};
+use crate::error::{message_of, ShrError};
+use crate::{parse_task, read_clock, task_error, Inner};
+
+/// Default per-call timeout.
+pub const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &Function, ms: f64, arg: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
+    #[wasm_bindgen(js_namespace = Promise, js_name = resolve, catch)]
+    fn promise_resolve(v: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = Promise, js_name = reject)]
+    fn promise_reject(v: &JsValue) -> Promise;
+    #[wasm_bindgen(js_namespace = Promise, js_name = race)]
+    fn promise_race(items: &Array) -> Promise;
+}
+
+/// The options of a run, checked.
+struct RunOptions {
+    tools: JsValue,
+    escalate: Option<Function>,
+    on_event: Option<Function>,
+    /// `None` = no timeout.
+    timeout_ms: Option<f64>,
+    clock: Option<Function>,
+    sleep: Option<Function>,
+}
+
+impl RunOptions {
+    fn parse(options: &JsValue, router_clock: Option<Function>) -> Result<RunOptions, ShrError> {
+        if !options.is_object() {
+            return Err(ShrError::new(
+                "bad_options",
+                "options must be an object {tools, escalate?, onEvent?, timeoutMs?, clock?, sleep?}",
+            ));
+        }
+        let tools = get(options, "tools", "bad_options", "options")?;
+        if !tools.is_object() {
+            return Err(ShrError::new(
+                "bad_options",
+                "options.tools must be an object mapping tool ids to functions",
+            ));
+        }
+        let t = get(options, "timeoutMs", "bad_options", "options")?;
+        let timeout_ms = if is_nullish(&t) {
+            Some(DEFAULT_TIMEOUT_MS)
+        } else {
+            match t.as_f64() {
+                Some(ms) if ms == f64::INFINITY => None,
+                Some(ms) if ms.is_finite() && ms > 0.0 => Some(ms),
+                _ => {
+                    return Err(ShrError::new(
+                        "bad_options",
+                        "options.timeoutMs must be a number > 0 (Infinity: no timeout)",
+                    ))
+                }
+            }
+        };
+        Ok(RunOptions {
+            tools,
+            escalate: opt_fn(options, "escalate", "bad_options", "options")?,
+            on_event: opt_fn(options, "onEvent", "bad_options", "options")?,
+            timeout_ms,
+            clock: opt_fn(options, "clock", "bad_options", "options")?.or(router_clock),
+            sleep: opt_fn(options, "sleep", "bad_options", "options")?,
+        })
+    }
+
+    fn now(&self) -> Result<u64, ShrError> {
+        read_clock(self.clock.as_ref())
+    }
+}
+
+/// A call in flight.
+struct InFlight {
+    tool: String,
+    attempt: u32,
+    /// Waiting for `not_before` (a retry's backoff), then the tool.
+    phase: Phase,
+    started: u64,
+}
+
+enum Phase {
+    Backoff(JsFuture),
+    Running { fut: JsFuture, timer: Option<JsValue>, sentinel: Object },
+}
+
+/// What a settled call gave.
+enum Settled {
+    Value(JsValue),
+    Threw(JsValue),
+    TimedOut,
+}
+
+pub(crate) fn run(inner: Rc<RefCell<Inner>>, task: JsValue, options: JsValue) -> Promise {
+    future_to_promise(async move { drive(inner, task, options).await.map_err(ShrError::into_js) })
+}
+
+async fn drive(
+    inner: Rc<RefCell<Inner>>,
+    task_js: JsValue,
+    options_js: JsValue,
+) -> Result<JsValue, ShrError> {
+    let router_clock = inner.borrow().clock.clone();
+    let opts = RunOptions::parse(&options_js, router_clock)?;
+    let task = parse_task(&task_js)?;
+    let context =
+        if is_nullish(&task_js) { JsValue::UNDEFINED } else { get(&task_js, "context", "bad_task", "task")? };
+    let context = if is_nullish(&context) { Object::new().into() } else { context };
+    let t0 = opts.now()?;
+    let mut session = {
+        let i = inner.borrow();
+        shr_core::Session::with_parts(
+            i.graph.clone(),
+            task,
+            i.health.clone(),
+            i.config,
+            Monitors::default(),
+            t0,
+        )
+        .map_err(task_error)?
+    };
+    let mut host = Host { opts, context, results: Object::new(), in_flight: Vec::new(), seen: 0 };
+    let result = host.drive(&mut session).await;
+    host.abandon();
+    let events = to_js(session.events()).unwrap_or(JsValue::NULL);
+    let outcome = result.and_then(|o| to_js(&o));
+    // The router keeps what this run learned about its tools.
+    inner.borrow_mut().health = session.into_health();
+    match outcome {
+        Ok(outcome) => {
+            let out = Object::new();
+            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("outcome"), &outcome);
+            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("events"), &events);
+            Ok(out.into())
+        }
+        Err(e) => Err(e.with("events", events)),
+    }
+}
+
+struct Host {
+    opts: RunOptions,
+    context: JsValue,
+    /// Outputs of the tools that succeeded in this run, by id (passed to later tools).
+    results: Object,
+    in_flight: Vec<InFlight>,
+    seen: usize,
+}
+
+impl Host {
+    async fn drive(&mut self, session: &mut shr_core::Session) -> Result<Outcome, ShrError> {
+        loop {
+            let action = session.next(self.opts.now()?);
+            self.emit(session);
+            match action {
+                Action::Finished { outcome } => return Ok(outcome),
+                Action::CallTools { calls } => {
+                    let now = self.opts.now()?;
+                    for call in calls {
+                        let phase = if call.not_before > now {
+                            Phase::Backoff(self.sleep((call.not_before - now) as f64))
+                        } else {
+                            self.start_tool(&call.tool, call.attempt)
+                        };
+                        self.in_flight.push(InFlight {
+                            tool: call.tool,
+                            attempt: call.attempt,
+                            phase,
+                            started: now,
+                        });
+                    }
+                }
+                Action::Wait => {
+                    if self.in_flight.is_empty() {
+                        // The core waits only while calls are in flight; this guards a host loop.
+                        return Err(ShrError::new("internal", "the session waits but no call is in flight"));
+                    }
+                    let (i, settled) = self.settle_one().await?;
+                    let call = self.in_flight.remove(i);
+                    if let Phase::Running { timer: Some(t), .. } = &call.phase {
+                        clear_timeout(t);
+                    }
+                    let now = self.opts.now()?;
+                    let latency = now.saturating_sub(call.started) as f64;
+                    let (result, output) = self.translate(&call.tool, settled, latency);
+                    let ok = matches!(result, ToolResult::Ok { .. });
+                    session.report(&call.tool, result, now).map_err(ShrError::session)?;
+                    if ok {
+                        let _ = js_sys::Reflect::set(&self.results, &JsValue::from_str(&call.tool), &output);
+                    }
+                    self.emit(session);
+                }
+                Action::Escalate { request } => {
+                    let decision = match &self.opts.escalate {
+                        None => Decision::Abort { message: "no escalate callback was given".into() },
+                        Some(f) => {
+                            let req = to_js(&request)?;
+                            let answer = match f.call1(&JsValue::UNDEFINED, &req) {
+                                Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
+                                Err(e) => promise_reject(&e),
+                            };
+                            let answer = JsFuture::from(answer).await.map_err(|e| {
+                                ShrError::new(
+                                    "escalation_failed",
+                                    format!("escalate() failed: {}", message_of(&e)),
+                                )
+                            })?;
+                            parse_decision(&answer)?
+                        }
+                    };
+                    session.resolve_escalation(decision, self.opts.now()?).map_err(ShrError::session)?;
+                    self.emit(session);
+                }
+            }
+        }
+    }
+
+    /// Streams the session's new events to `onEvent`. A listener that throws is ignored: it
+    /// must not change the run.
+    fn emit(&mut self, session: &shr_core::Session) {
+        if let Some(f) = &self.opts.on_event {
+            for e in session.events_since(self.seen) {
+                if let Ok(v) = to_js(e) {
+                    let _ = f.call1(&JsValue::UNDEFINED, &v);
+                }
+            }
+        }
+        self.seen = session.events().len();
+    }
+
+    fn sleep(&self, ms: f64) -> JsFuture {
+        let p = match &self.opts.sleep {
+            Some(f) => match f.call1(&JsValue::UNDEFINED, &JsValue::from_f64(ms)) {
+                Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
+                Err(e) => promise_reject(&e),
+            },
+            None => Promise::new(&mut |resolve, _reject| {
+                set_timeout(&resolve, ms, &JsValue::UNDEFINED);
+            }),
+        };
+        JsFuture::from(p)
+    }
+
+    /// Calls the tool and races it against the timeout.
+    fn start_tool(&self, tool: &str, attempt: u32) -> Phase {
+        let sentinel = Object::new();
+        let f =
+            js_sys::Reflect::get(&self.opts.tools, &JsValue::from_str(tool)).unwrap_or(JsValue::UNDEFINED);
+        let p = if f.is_function() {
+            let input = self.input(tool, attempt);
+            match Function::from(f).call1(&JsValue::UNDEFINED, &input) {
+                Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
+                Err(e) => promise_reject(&e),
+            }
+        } else {
+            let e = js_sys::Error::new(&format!("options.tools has no function for `{tool}`"));
+            promise_reject(&e.into())
+        };
+        let (p, timer) = match self.opts.timeout_ms {
+            None => (p, None),
+            Some(ms) => {
+                let mut timer = JsValue::UNDEFINED;
+                let timeout = Promise::new(&mut |resolve, _reject| {
+                    timer = set_timeout(&resolve, ms, &sentinel);
+                });
+                (promise_race(&Array::of2(&p, &timeout)), Some(timer))
+            }
+        };
+        Phase::Running { fut: JsFuture::from(p), timer, sentinel }
+    }
+
+    /// What a tool function receives: `{tool, attempt, context, results}`.
+    fn input(&self, tool: &str, attempt: u32) -> JsValue {
+        let input = Object::new();
+        let results = Object::assign(&Object::new(), &self.results);
+        for (k, v) in [
+            ("tool", JsValue::from_str(tool)),
+            ("attempt", JsValue::from_f64(attempt as f64)),
+            ("context", self.context.clone()),
+            ("results", results.into()),
+        ] {
+            let _ = js_sys::Reflect::set(&input, &JsValue::from_str(k), &v);
+        }
+        input.into()
+    }
+
+    /// Waits for the first call in flight to settle (in call order among those already
+    /// settled). A call whose backoff ends is started and waited for like the others.
+    async fn settle_one(&mut self) -> Result<(usize, Settled), ShrError> {
+        loop {
+            let (i, r, backoff) = poll_fn(|cx| {
+                for (i, c) in self.in_flight.iter_mut().enumerate() {
+                    let (fut, backoff) = match &mut c.phase {
+                        Phase::Backoff(f) => (f, true),
+                        Phase::Running { fut, .. } => (fut, false),
+                    };
+                    if let Poll::Ready(r) = Pin::new(fut).poll(cx) {
+                        return Poll::Ready((i, r, backoff));
+                    }
+                }
+                Poll::Pending
+            })
+            .await;
+            if backoff {
+                if let Err(e) = r {
+                    return Err(ShrError::new("bad_options", format!("sleep() failed: {}", message_of(&e))));
+                }
+                let now = self.opts.now()?;
+                let (tool, attempt) = (self.in_flight[i].tool.clone(), self.in_flight[i].attempt);
+                self.in_flight[i].phase = self.start_tool(&tool, attempt);
+                self.in_flight[i].started = now;
+                continue;
+            }
+            let settled = match r {
+                Err(e) => Settled::Threw(e),
+                Ok(v) => match &self.in_flight[i].phase {
+                    Phase::Running { sentinel, .. } if Object::is(&v, sentinel) => Settled::TimedOut,
+                    _ => Settled::Value(v),
+                },
+            };
+            return Ok((i, settled));
+        }
+    }
+
+    /// A settled call as the core's `ToolResult`, and the output to keep for later tools.
+    fn translate(&self, tool: &str, settled: Settled, latency_ms: f64) -> (ToolResult, JsValue) {
+        let fail = |category, transient, message: String, agent_action| ToolFailure {
+            category,
+            transient,
+            message,
+            agent_action,
+            latency_ms,
+        };
+        let failure = match settled {
+            Settled::TimedOut => {
+                let ms = self.opts.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+                fail(Category::Service, true, format!("`{tool}` did not settle within {ms} ms"), None)
+            }
+            Settled::Threw(e) => fail(Category::Service, false, message_of(&e), None),
+            Settled::Value(v) => match structured_failure(&v) {
+                Ok(Some(f)) => ToolFailure { latency_ms, ..f },
+                Err(m) => {
+                    fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
+                }
+                Ok(None) => match output_of(&v) {
+                    Ok(output) => return (ToolResult::Ok { output, latency_ms }, v),
+                    Err(m) => {
+                        fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
+                    }
+                },
+            },
+        };
+        (ToolResult::Err(failure), JsValue::UNDEFINED)
+    }
+
+    /// Clears the timers of calls still in flight when the run ends (a finished session does
+    /// not wait for them; their results are ignored).
+    fn abandon(&mut self) {
+        for c in self.in_flight.drain(..) {
+            if let Phase::Running { timer: Some(t), .. } = &c.phase {
+                clear_timeout(t);
+            }
+        }
+    }
+}
+
+/// `{success: false, ...}` as a failure (seed 003), `Ok(None)` for anything else, `Err` when
+/// it claims to be a failure but is malformed.
+fn structured_failure(v: &JsValue) -> Result<Option<ToolFailure>, String> {
+    if !v.is_object() || Array::is_array(v) {
+        return Ok(None);
+    }
+    let field = |k: &str| {
+        js_sys::Reflect::get(v, &JsValue::from_str(k))
+            .map_err(|e| format!("reading `{k}` threw: {}", message_of(&e)))
+    };
+    if field("success")?.as_bool() != Some(false) {
+        return Ok(None);
+    }
+    let category = field("category")?;
+    let category = if is_nullish(&category) {
+        Category::Service
+    } else {
+        match category.as_string().as_deref() {
+            Some("input") => Category::Input,
+            Some("service") => Category::Service,
+            Some("policy") => Category::Policy,
+            _ => return Err("category must be 'input', 'service' or 'policy'".into()),
+        }
+    };
+    let text = |k: &str| -> Result<Option<String>, String> {
+        let x = field(k)?;
+        if is_nullish(&x) {
+            Ok(None)
+        } else if let Some(s) = x.as_string() {
+            Ok(Some(s))
+        } else {
+            Ok(Some(stringify(&x).ok().flatten().unwrap_or_else(|| message_of(&x))))
+        }
+    };
+    let transient = field("transient")?;
+    let transient = if is_nullish(&transient) {
+        false
+    } else {
+        transient.as_bool().ok_or("transient must be a boolean")?
+    };
+    Ok(Some(ToolFailure {
+        category,
+        transient,
+        message: text("error")?.unwrap_or_else(|| "the tool reported failure".into()),
+        agent_action: text("agent_action")?,
+        latency_ms: 0.0,
+    }))
+}
+
+/// A tool's return value as JSON output. `undefined` is `null`.
+fn output_of(v: &JsValue) -> Result<Value, String> {
+    if v.is_undefined() {
+        return Ok(Value::Null);
+    }
+    match stringify(v)? {
+        None => Err("a function or symbol is not data".into()),
+        Some(text) => serde_json::from_str(&text).map_err(|e| e.to_string()),
+    }
+}
+
+/// A decision from JS: `{decision: 'demote', goal} | {decision: 'approve'} |
+/// {decision: 'abort', message} | {decision: 'hand_off', to}`.
+pub(crate) fn parse_decision(v: &JsValue) -> Result<Decision, ShrError> {
+    if !v.is_object() || Array::is_array(v) {
+        return Err(ShrError::new(
+            "bad_decision",
+            "decision must be an object {decision: 'demote'|'approve'|'abort'|'hand_off', ...}",
+        ));
+    }
+    from_js(v, "decision", "bad_decision")
+}

@@ -1,0 +1,108 @@
+//! Errors that reach JavaScript: always a JS `Error` (name `ShrError`) with a stable `code`
+//! property, a message naming the tool or field at fault, and extra properties where useful
+//! (`problems` for an invalid graph, `tool` for a report, `events` for a failed run).
+
+use shr_core::{GraphError, Problem, ProblemKind, SessionError};
+use wasm_bindgen::JsValue;
+
+use crate::convert::to_js;
+
+/// An error on its way to JS.
+#[derive(Debug)]
+pub struct ShrError {
+    pub code: &'static str,
+    pub message: String,
+    extra: Vec<(&'static str, JsValue)>,
+}
+
+impl ShrError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        ShrError { code, message: message.into(), extra: Vec::new() }
+    }
+
+    /// Adds a property to the JS error.
+    pub fn with(mut self, key: &'static str, value: JsValue) -> Self {
+        self.extra.push((key, value));
+        self
+    }
+
+    /// `invalid_graph`, carrying the core's problem list.
+    pub fn graph(err: &GraphError) -> Self {
+        let problems = to_js(&err.problems).unwrap_or(JsValue::NULL);
+        ShrError::new("invalid_graph", err.to_string()).with("problems", problems)
+    }
+
+    /// `invalid_graph` for a description that never reached the core (not serializable).
+    pub fn graph_text(message: String) -> Self {
+        ShrError::graph(&GraphError {
+            problems: vec![Problem { kind: ProblemKind::MalformedJson, at: "json".into(), message }],
+        })
+    }
+
+    /// Maps a session error. `task` says whether it came from creating a session from a task.
+    pub fn session(err: SessionError) -> Self {
+        let message = err.to_string();
+        match err {
+            SessionError::UnknownNode { id } => {
+                ShrError::new("unknown_tool", message).with("tool", JsValue::from_str(&id))
+            }
+            SessionError::NotInFlight { tool } => {
+                ShrError::new("not_in_flight", message).with("tool", JsValue::from_str(&tool))
+            }
+            SessionError::NoEscalation => ShrError::new("no_escalation", message),
+            SessionError::UnknownGoal { .. } => ShrError::new("bad_decision", message),
+            SessionError::Finished => ShrError::new("finished", message),
+        }
+    }
+
+    /// Builds the JS `Error`.
+    pub fn into_js(self) -> JsValue {
+        let err = js_sys::Error::new(&self.message);
+        err.set_name("ShrError");
+        let obj: JsValue = err.into();
+        // Setting an own property on a fresh Error cannot fail; a failure would only lose a field.
+        let _ = js_sys::Reflect::set(&obj, &JsValue::from_str("code"), &JsValue::from_str(self.code));
+        for (key, value) in self.extra {
+            let _ = js_sys::Reflect::set(&obj, &JsValue::from_str(key), &value);
+        }
+        obj
+    }
+}
+
+impl From<ShrError> for JsValue {
+    fn from(e: ShrError) -> JsValue {
+        e.into_js()
+    }
+}
+
+/// A readable message from anything a JS host threw or rejected with. Never throws: getters
+/// are read through `Reflect.get`, which reports a throwing getter as an error value.
+pub fn message_of(e: &JsValue) -> String {
+    if let Some(s) = e.as_string() {
+        return s;
+    }
+    if e.is_object() {
+        if let Ok(m) = js_sys::Reflect::get(e, &JsValue::from_str("message")) {
+            if let Some(s) = m.as_string() {
+                return s;
+            }
+        }
+        if let Ok(Some(text)) = crate::convert::stringify(e) {
+            return text;
+        }
+        return "a value that is not an Error".into();
+    }
+    if let Some(n) = e.as_f64() {
+        return format!("{n}");
+    }
+    if let Some(b) = e.as_bool() {
+        return format!("{b}");
+    }
+    if e.is_undefined() {
+        return "undefined".into();
+    }
+    if e.is_null() {
+        return "null".into();
+    }
+    "a value that is not an Error".into()
+}

@@ -1,0 +1,442 @@
+//! shr-wasm: the Self-Healing Router for JavaScript hosts (browser and Node).
+//!
+//! A thin wasm-bindgen layer over `shr-core`: it translates JS values to core types and back,
+//! reads the host's clock and calls the host's tools, and never decides anything itself. Every
+//! routing, health and escalation decision is the core's.
+//!
+//! - [`Router`]: a validated tool graph with live health. `route`, `markDown`, `markUp`,
+//!   `record`, `health`, and `run(task, {tools, escalate, onEvent, timeoutMs, clock, sleep})`,
+//!   which drives a core session with async JS tool functions (see [`driver`]).
+//! - [`Session`]: the core's sans-IO session as is (`next`, `report`, `resolveEscalation`), for
+//!   hosts that drive it themselves.
+//!
+//! Errors reaching JS are `Error`s named `ShrError` with a stable `code` (see [`error`]).
+#![forbid(unsafe_code)]
+
+pub mod convert;
+pub mod driver;
+pub mod error;
+mod types;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Function;
+use serde::Serialize;
+use shr_core::algo::Dijkstra;
+use shr_core::event::PlanView;
+use shr_core::health::{BreakerState, Factors};
+use shr_core::{HealthBook, Monitors, NodeIx, SessionConfig, Task, ToolGraph, ToolResult};
+use wasm_bindgen::prelude::*;
+
+use convert::{from_js, get, is_nullish, millis, opt_fn, stringify, to_js};
+use error::ShrError;
+
+/// What a router holds: the graph, the health every run and report feeds, the session limits
+/// and the host's clock.
+pub(crate) struct Inner {
+    pub graph: ToolGraph,
+    pub health: HealthBook,
+    pub config: SessionConfig,
+    pub clock: Option<Function>,
+}
+
+/// A tool graph with live health. Cheap to keep for the life of an agent.
+#[wasm_bindgen]
+pub struct Router {
+    inner: Rc<RefCell<Inner>>,
+}
+
+/// A tool's health as JS sees it.
+#[derive(Serialize)]
+struct ToolHealthView<'a> {
+    tool: &'a str,
+    state: BreakerState,
+    /// `null` when infinite.
+    weight: f64,
+    factors: Factors,
+}
+
+/// A route as JS sees it.
+#[derive(Serialize)]
+struct RouteView {
+    path: Vec<String>,
+    edges: Vec<(String, String)>,
+    cost: f64,
+}
+
+/// Reads the clock: the host's function, or `Date.now()`.
+pub(crate) fn read_clock(clock: Option<&Function>) -> Result<u64, ShrError> {
+    let Some(f) = clock else {
+        return millis(js_sys::Date::now(), "Date.now()");
+    };
+    let v = f
+        .call0(&JsValue::UNDEFINED)
+        .map_err(|e| ShrError::new("bad_clock", format!("clock() threw: {}", error::message_of(&e))))?;
+    match v.as_f64() {
+        Some(x) => millis(x, "clock()"),
+        None => Err(ShrError::new("bad_clock", "clock() must return a number of milliseconds")),
+    }
+}
+
+impl Router {
+    fn build(graph: &JsValue, options: &JsValue) -> Result<Router, ShrError> {
+        let text = match graph.as_string() {
+            Some(text) => text,
+            None => match stringify(graph) {
+                Ok(Some(text)) => text,
+                Ok(None) => {
+                    return Err(ShrError::graph_text("the graph must be an object or JSON text".into()))
+                }
+                Err(m) => {
+                    return Err(ShrError::graph_text(format!("the graph is not serializable as JSON: {m}")))
+                }
+            },
+        };
+        let graph = ToolGraph::from_json(&text).map_err(|e| ShrError::graph(&e))?;
+        let (config, clock) = if is_nullish(options) {
+            (SessionConfig::default(), None)
+        } else {
+            if !options.is_object() {
+                return Err(ShrError::new("bad_options", "options must be an object"));
+            }
+            let c = get(options, "config", "bad_options", "options")?;
+            let config = if is_nullish(&c) {
+                SessionConfig::default()
+            } else {
+                from_js::<SessionConfig>(&c, "options.config", "bad_options")?
+            };
+            (config, opt_fn(options, "clock", "bad_options", "options")?)
+        };
+        let health = HealthBook::new(&graph, config.breaker);
+        Ok(Router { inner: Rc::new(RefCell::new(Inner { graph, health, config, clock })) })
+    }
+
+    fn now(&self, at: Option<f64>) -> Result<u64, ShrError> {
+        match at {
+            Some(x) => millis(x, "now"),
+            None => {
+                let clock = self.inner.borrow().clock.clone();
+                read_clock(clock.as_ref())
+            }
+        }
+    }
+
+    /// The index of a tool node, or `unknown_tool` naming it.
+    fn tool(&self, id: &str) -> Result<NodeIx, ShrError> {
+        let inner = self.inner.borrow();
+        let unknown = || {
+            ShrError::new("unknown_tool", format!("unknown tool `{id}`")).with("tool", JsValue::from_str(id))
+        };
+        let v = inner.graph.index(id).ok_or_else(unknown)?;
+        if !inner.graph.node(v).tool {
+            return Err(ShrError::new("unknown_tool", format!("`{id}` is a waypoint, not a tool"))
+                .with("tool", JsValue::from_str(id)));
+        }
+        Ok(v)
+    }
+
+    fn node(&self, id: Option<String>, default: NodeIx, field: &str) -> Result<NodeIx, ShrError> {
+        match id {
+            None => Ok(default),
+            Some(id) => self.inner.borrow().graph.index(&id).ok_or_else(|| {
+                ShrError::new("unknown_node", format!("{field}: unknown node `{id}`"))
+                    .with("node", JsValue::from_str(&id))
+            }),
+        }
+    }
+
+    fn health_view(&self, v: NodeIx, now: u64) -> Result<JsValue, ShrError> {
+        let inner = self.inner.borrow();
+        to_js(&ToolHealthView {
+            tool: inner.graph.id(v),
+            state: inner.health.state(v),
+            weight: inner.health.weight(v, now),
+            factors: inner.health.factors(v, now),
+        })
+    }
+
+    pub(crate) fn shared(&self) -> Rc<RefCell<Inner>> {
+        self.inner.clone()
+    }
+}
+
+#[wasm_bindgen]
+impl Router {
+    /// Builds a router from a graph description (an object or JSON text). Throws `invalid_graph`
+    /// with `problems` (every problem found, each naming the offending id).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "GraphSpec | string")] graph: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RouterOptions")] options: JsValue,
+    ) -> Result<Router, JsValue> {
+        Ok(Router::build(&graph, &options)?)
+    }
+
+    /// Same as `new Router(graph, options)`.
+    #[wasm_bindgen(js_name = fromJson)]
+    pub fn from_json(
+        #[wasm_bindgen(unchecked_param_type = "GraphSpec | string")] graph: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RouterOptions")] options: JsValue,
+    ) -> Result<Router, JsValue> {
+        Ok(Router::build(&graph, &options)?)
+    }
+
+    /// Warnings found by validation (the graph was accepted), e.g. an unreachable goal.
+    #[wasm_bindgen(getter, unchecked_return_type = "Problem[]")]
+    pub fn warnings(&self) -> Result<JsValue, JsValue> {
+        Ok(to_js(self.inner.borrow().graph.warnings())?)
+    }
+
+    /// The graph description (for export and round trips).
+    #[wasm_bindgen(js_name = toJson, unchecked_return_type = "GraphSpec")]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        Ok(to_js(self.inner.borrow().graph.spec())?)
+    }
+
+    /// Ids of the nodes that are tools (the functions a run may call), in description order.
+    #[wasm_bindgen(unchecked_return_type = "string[]")]
+    pub fn tools(&self) -> Result<JsValue, JsValue> {
+        let inner = self.inner.borrow();
+        let ids: Vec<&str> = inner.graph.nodes().iter().filter(|n| n.tool).map(|n| n.id.as_str()).collect();
+        Ok(to_js(&ids)?)
+    }
+
+    /// The cheapest route over live weights (`edge.cost x weight(target)`), from `start` to
+    /// `goal` (the graph's own when omitted); `null` when no healthy route exists. With quorum
+    /// joins the route is a tree: `path` lists its nodes, `edges` its edges.
+    #[wasm_bindgen(unchecked_return_type = "Route | null")]
+    pub fn route(
+        &self,
+        start: Option<String>,
+        goal: Option<String>,
+        now: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let now = self.now(now)?;
+        let (g_start, g_goal) = {
+            let inner = self.inner.borrow();
+            (inner.graph.start(), inner.graph.goal())
+        };
+        let from = self.node(start, g_start, "start")?;
+        let to = self.node(goal, g_goal, "goal")?;
+        let inner = self.inner.borrow();
+        let (graph, health) = (&inner.graph, &inner.health);
+        let weights = |e: usize| {
+            let edge = graph.edge(e);
+            edge.cost * health.weight(edge.to, now)
+        };
+        match Dijkstra::new().route(graph, &[from], to, &weights, &mut ()) {
+            None => Ok(JsValue::NULL),
+            Some(plan) => {
+                let view = PlanView::new(graph, &plan);
+                Ok(to_js(&RouteView { path: view.nodes, edges: view.edges, cost: view.cost })?)
+            }
+        }
+    }
+
+    /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a
+    /// probe through or `markUp` is called. Returns the tool's health.
+    #[wasm_bindgen(js_name = markDown, unchecked_return_type = "ToolHealth")]
+    pub fn mark_down(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
+        let v = self.tool(tool)?;
+        let now = self.now(now)?;
+        self.inner.borrow_mut().health.trip(v, now);
+        Ok(self.health_view(v, now)?)
+    }
+
+    /// Marks a tool up: its breaker closes; its weight comes back to normal over a few
+    /// successes. Returns the tool's health.
+    #[wasm_bindgen(js_name = markUp, unchecked_return_type = "ToolHealth")]
+    pub fn mark_up(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
+        let v = self.tool(tool)?;
+        let now = self.now(now)?;
+        self.inner.borrow_mut().health.reset(v);
+        Ok(self.health_view(v, now)?)
+    }
+
+    /// Records an outcome the host observed outside a run: `{ok: true, latencyMs}` feeds the
+    /// rolling latency and the breaker; `{ok: false}` counts a failure toward the breaker's
+    /// thresholds; `{ok: false, hard: true}` opens it at once. `at` is the clock value (the
+    /// router's clock when omitted). Returns the tool's health.
+    #[wasm_bindgen(unchecked_return_type = "ToolHealth")]
+    pub fn record(
+        &self,
+        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "RecordOutcome")] outcome: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = self.tool(tool)?;
+        let rec: RecordOutcome = from_js(&outcome, "outcome", "bad_record")?;
+        if rec.latency_ms.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
+            return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0").into());
+        }
+        let now = self.now(rec.at)?;
+        {
+            let mut inner = self.inner.borrow_mut();
+            match (rec.ok, rec.hard) {
+                (true, _) => inner.health.on_success(v, rec.latency_ms.unwrap_or(0.0), now),
+                (false, true) => inner.health.trip(v, now),
+                (false, false) => inner.health.on_failure(v, now),
+            };
+        }
+        Ok(self.health_view(v, now)?)
+    }
+
+    /// A tool's health now: breaker state, composite weight (`null` = infinite) and its factors.
+    #[wasm_bindgen(unchecked_return_type = "ToolHealth")]
+    pub fn health(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
+        let v = self.tool(tool)?;
+        let now = self.now(now)?;
+        Ok(self.health_view(v, now)?)
+    }
+
+    /// A low-level session on this router's graph, limits and current health (a copy: the
+    /// session's reports do not flow back to the router). Drive it with `next`, `report` and
+    /// `resolveEscalation`.
+    pub fn session(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "Task")] task: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
+    ) -> Result<Session, JsValue> {
+        let task = parse_task(&task)?;
+        let now = if is_nullish(&now) {
+            self.now(None)?
+        } else {
+            self.now(Some(now.as_f64().ok_or_else(|| ShrError::new("bad_clock", "now must be a number"))?))?
+        };
+        let inner = self.inner.borrow();
+        let session = shr_core::Session::with_parts(
+            inner.graph.clone(),
+            task,
+            inner.health.clone(),
+            inner.config,
+            Monitors::default(),
+            now,
+        )
+        .map_err(task_error)?;
+        Ok(Session { inner: session })
+    }
+
+    /// Runs a task to the end with JS tool functions. See `RunOptions` in the TypeScript
+    /// definitions. Resolves with `{outcome, events}`; rejects with a `ShrError` (with `events`
+    /// so far) only when the host breaks the contract (bad task, options or decision).
+    #[wasm_bindgen(unchecked_return_type = "Promise<RunResult>")]
+    pub fn run(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Task | null | undefined")] task: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RunOptions")] options: JsValue,
+    ) -> js_sys::Promise {
+        driver::run(self.shared(), task, options)
+    }
+}
+
+/// The JS shape of `record`'s outcome.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RecordOutcome {
+    ok: bool,
+    #[serde(default)]
+    latency_ms: Option<f64>,
+    #[serde(default)]
+    hard: bool,
+    #[serde(default)]
+    at: Option<f64>,
+}
+
+/// A task from JS: `undefined`/`null` is the graph's own start and goal.
+pub(crate) fn parse_task(task: &JsValue) -> Result<Task, ShrError> {
+    if is_nullish(task) {
+        return Ok(Task::default());
+    }
+    if !task.is_object() || js_sys::Array::is_array(task) {
+        return Err(ShrError::new("bad_task", "task must be an object {goal?, start?, context?}"));
+    }
+    from_js(task, "task", "bad_task")
+}
+
+/// A session could not be made from a task: the task names a node the graph does not have.
+pub(crate) fn task_error(e: shr_core::SessionError) -> ShrError {
+    match e {
+        shr_core::SessionError::UnknownNode { id } => {
+            ShrError::new("bad_task", format!("task names unknown node `{id}` (task.start or task.goal)"))
+                .with("node", JsValue::from_str(&id))
+        }
+        other => ShrError::session(other),
+    }
+}
+
+/// The core's sans-IO session, for hosts that drive it themselves.
+#[wasm_bindgen]
+pub struct Session {
+    inner: shr_core::Session,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// What to do now: `{action: 'call_tools', calls}`, `{action: 'wait'}`,
+    /// `{action: 'escalate', request}` or `{action: 'finished', outcome}`.
+    #[wasm_bindgen(unchecked_return_type = "Action")]
+    pub fn next(&mut self, now: f64) -> Result<JsValue, JsValue> {
+        let now = millis(now, "now")?;
+        Ok(to_js(&self.inner.next(now))?)
+    }
+
+    /// Reports a call's outcome in the core's form: `{result: 'ok', output, latency_ms}` or
+    /// `{result: 'err', category, transient, message, agent_action}`.
+    pub fn report(
+        &mut self,
+        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "ToolResult")] result: JsValue,
+        now: f64,
+    ) -> Result<(), JsValue> {
+        let now = millis(now, "now")?;
+        let result: ToolResult = from_js(&result, "result", "bad_result")?;
+        self.inner.report(tool, result, now).map_err(|e| ShrError::session(e).into_js())
+    }
+
+    /// Answers the pending escalation.
+    #[wasm_bindgen(js_name = resolveEscalation)]
+    pub fn resolve_escalation(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Decision")] decision: JsValue,
+        now: f64,
+    ) -> Result<(), JsValue> {
+        let now = millis(now, "now")?;
+        let decision = driver::parse_decision(&decision)?;
+        self.inner.resolve_escalation(decision, now).map_err(|e| ShrError::session(e).into_js())
+    }
+
+    /// Events from position `since` on (all when omitted).
+    #[wasm_bindgen(unchecked_return_type = "ShrEvent[]")]
+    pub fn events(&self, since: Option<u32>) -> Result<JsValue, JsValue> {
+        Ok(to_js(self.inner.events_since(since.unwrap_or(0) as usize))?)
+    }
+
+    /// The outcome once finished, else `null`.
+    #[wasm_bindgen(unchecked_return_type = "Outcome | null")]
+    pub fn outcome(&self) -> Result<JsValue, JsValue> {
+        match self.inner.outcome() {
+            Some(o) => Ok(to_js(o)?),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    #[wasm_bindgen(getter, js_name = isFinished)]
+    pub fn is_finished(&self) -> bool {
+        self.inner.is_finished()
+    }
+
+    /// The pending escalation, else `null`.
+    #[wasm_bindgen(unchecked_return_type = "EscalationRequest | null")]
+    pub fn escalation(&self) -> Result<JsValue, JsValue> {
+        match self.inner.escalation() {
+            Some(r) => Ok(to_js(r)?),
+            None => Ok(JsValue::NULL),
+        }
+    }
+}
+
+/// The crate's version, for hosts that log it.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}

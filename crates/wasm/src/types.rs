@@ -1,0 +1,269 @@
+//! Hand-written TypeScript for the values that cross the boundary as plain objects. The field
+//! names are the core's serde names (snake_case), so events and outcomes read the same in JS,
+//! in Rust and in the JSON-lines log.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** A node of the graph description. */
+export interface NodeSpec {
+  id: string;
+  label?: string;
+  /** Capability tag, e.g. "payment"; risk rules and baselines refer to stages. */
+  stage?: string;
+  /** Multiplies the cost of every edge into this node (default 1). */
+  base_cost?: number;
+  /** False for waypoints (start, goals) that complete without a call (default true). */
+  tool?: boolean;
+  /** Needs k distinct completed inputs (k = in-degree is AND). Default: any one (OR). */
+  join?: { quorum: number };
+  /** Retries of transient service failures (default 1 attempt, no backoff). */
+  retry?: { attempts?: number; backoff_ms?: number };
+  /** Calls allowed per hour; the weight rises near it. */
+  quota?: number;
+  baseline_latency_ms?: number;
+  /** Checks on the tool's output; a result failing one is an implicit failure. */
+  validators?: Validator[];
+  x?: number;
+  y?: number;
+}
+
+export interface Validator {
+  /** Dot path into the output, e.g. "refund.id". */
+  field: string;
+  required?: boolean;
+  min?: number;
+  max?: number;
+  one_of?: unknown[];
+  non_empty?: boolean;
+}
+
+export interface EdgeSpec {
+  from: string;
+  to: string;
+  /** Non-negative and finite (default 1). */
+  cost?: number;
+  /** Taken only when the last output of `from` satisfies it (cyclic workflows). */
+  guard?: { field: string; equals: unknown; negate?: boolean };
+}
+
+/** The JSON description of a tool graph. */
+export interface GraphSpec {
+  name?: string;
+  nodes: NodeSpec[];
+  edges?: EdgeSpec[];
+  start?: string;
+  goal?: string;
+  stages?: string[];
+  risk_rules?: { key: string; max: number; stage: string; priority?: number }[];
+  intents?: { keyword: string; priority?: number }[];
+}
+
+export type ProblemKind =
+  | "malformed_json" | "duplicate_id" | "bad_id" | "unknown_node" | "negative_cost"
+  | "non_finite_cost" | "missing_start" | "missing_goal" | "self_loop" | "duplicate_edge"
+  | "bad_quorum" | "label_too_long" | "too_large" | "bad_value" | "goal_unreachable";
+
+/** One problem of a graph description; `at` names the offending id or field. */
+export interface Problem { kind: ProblemKind; at: string; message: string }
+
+export interface BreakerConfig {
+  failure_rate?: number;
+  consecutive_failures?: number;
+  window_ms?: number;
+  window_calls?: number;
+  min_calls?: number;
+  cooldown_ms?: number;
+  half_open_probes?: number;
+  recovery_successes?: number;
+  half_open_factor?: number;
+}
+
+/** Session limits (defaults: 64 tool calls, 4 escalations, 4 visits per tool). */
+export interface SessionConfig {
+  tool_budget?: number;
+  escalation_budget?: number;
+  visit_budget?: number;
+  breaker?: BreakerConfig;
+}
+
+export interface RouterOptions {
+  config?: SessionConfig;
+  /** Milliseconds; default Date.now. Used by markDown/markUp/record/health/route and runs. */
+  clock?: () => number;
+}
+
+/** A task: where to go (the graph's start and goal when omitted) and what monitors read. */
+export interface Task {
+  goal?: string;
+  start?: string;
+  /** e.g. {request: "refund please", amount: 150, known_bad: ["stripe"]} */
+  context?: Record<string, unknown>;
+}
+
+export type Category = "input" | "service" | "policy";
+export type BreakerState = "closed" | "open" | "half_open";
+export type Status = "completed" | "demoted" | "escalated";
+export type EscalationReason = "no_path" | "risk" | "budget" | "policy" | "input";
+export type MonitorKind = "risk" | "tool_health" | "progress" | "memory" | "intent";
+
+export type SignalKind =
+  | { type: "intent"; intent: string }
+  | { type: "risk"; rule: number; key: string; value: number; max: number; stage: string }
+  | { type: "tool_down"; tools: string[] }
+  | { type: "budget"; used: number; limit: number }
+  | { type: "known_bad"; tool: string }
+  | { type: "thrash"; cycle: string[]; repeats: number };
+
+export type Signal = { source: MonitorKind; priority: number } & SignalKind;
+
+/** A plan as ids. `cost` is null when infinite. */
+export interface PlanView { nodes: string[]; edges: [string, string][]; cost: number | null }
+
+/** What the session asks the LLM (or a person). */
+export interface EscalationRequest {
+  reason: EscalationReason;
+  goal: string;
+  failed: string[];
+  completed: string[];
+  agent_action?: string;
+  signal?: Signal;
+}
+
+/** The answer to an escalation. abort and hand_off end the task. */
+export type Decision =
+  | { decision: "demote"; goal: string }
+  | { decision: "approve" }
+  | { decision: "abort"; message: string }
+  | { decision: "hand_off"; to: string };
+
+/** How a task ended, over the whole run. */
+export interface Outcome {
+  status: Status;
+  goal: string;
+  original_goal: string;
+  /** Completed nodes in completion order. */
+  path: string[];
+  cost: number;
+  tool_calls: number;
+  llm_calls: number;
+  reroutes: number;
+  retries: number;
+  failures: number;
+  revisits: number;
+  message?: string;
+}
+
+export type EventKind =
+  | { event: "PathPlanned"; plan: PlanView }
+  | { event: "SignalRaised"; signal: Signal }
+  | { event: "SignalWon"; signal: Signal }
+  | { event: "ToolCalled"; tool: string; attempt: number }
+  | { event: "ToolSucceeded"; tool: string; latency_ms: number }
+  | { event: "ToolFailed"; tool: string; category: Category; implicit: boolean; transient: boolean; message: string; agent_action?: string }
+  | { event: "Reweighted"; tool: string; weight: number | null }
+  | { event: "Rerouted"; from_plan: PlanView; to_plan: PlanView; around: string[] }
+  | { event: "Retried"; tool: string; attempt: number; not_before: number }
+  | { event: "BreakerChanged"; tool: string; from: BreakerState; to: BreakerState }
+  | { event: "Escalated"; reason: EscalationReason; goal: string; failed: string[]; completed: string[]; agent_action?: string; llm_call: number }
+  | { event: "GoalDemoted"; from: string; to: string }
+  | { event: "Revisited"; tool: string; visit: number }
+  | { event: "Redirected"; from: string[]; to: string }
+  | { event: "Finished"; status: Status; goal: string; path: string[]; cost: number; message?: string };
+
+/** One event of a session: position, clock value (ms) and what happened. */
+export type ShrEvent = { seq: number; at: number } & EventKind;
+
+/** A call the session asks for. */
+export interface Call { tool: string; attempt: number; not_before: number }
+
+/** Session.next's answer. */
+export type Action =
+  | { action: "call_tools"; calls: Call[] }
+  | { action: "wait" }
+  | { action: "escalate"; request: EscalationRequest }
+  | { action: "finished"; outcome: Outcome };
+
+/** Session.report's argument, in the core's form. */
+export type ToolResult =
+  | { result: "ok"; output?: unknown; latency_ms?: number }
+  | { result: "err"; category: Category; transient?: boolean; message?: string; agent_action?: string; latency_ms?: number };
+
+export interface Factors { base_cost: number; latency: number; reliability: number; rate_limit: number | null; availability: number | null }
+
+/** A tool's health. `weight` is null when infinite (the tool is routed around). */
+export interface ToolHealth { tool: string; state: BreakerState; weight: number | null; factors: Factors }
+
+/** Router.route's answer: the nodes and edges of the cheapest healthy plan. */
+export interface Route { path: string[]; edges: [string, string][]; cost: number }
+
+/** Router.record's argument. */
+export interface RecordOutcome { ok: boolean; latencyMs?: number; hard?: boolean; at?: number }
+
+/** What a tool function receives. */
+export interface ToolInput {
+  tool: string;
+  /** 1 for the first call, 2 for the first retry... */
+  attempt: number;
+  /** The task's context. */
+  context: Record<string, unknown>;
+  /** Outputs of the tools that succeeded earlier in this run, by id. */
+  results: Record<string, unknown>;
+}
+
+/** A structured failure a tool may return instead of throwing (seed 003). */
+export interface ToolFailureReturn {
+  success: false;
+  error?: string;
+  /** Default "service". */
+  category?: Category;
+  /** Recovery text carried verbatim into an escalation. */
+  agent_action?: string;
+  /** Worth retrying (default false). */
+  transient?: boolean;
+}
+
+/**
+ * A tool: returns (or resolves to) its output, which the core checks with the tool's
+ * validators, or a ToolFailureReturn. Throwing, rejecting, or not settling within timeoutMs
+ * is a service failure (a timeout is transient).
+ */
+export type ToolFn = (input: ToolInput) => unknown | Promise<unknown>;
+
+export interface RunOptions {
+  /** One function per tool id the run may call. A missing one is a service failure. */
+  tools: Record<string, ToolFn>;
+  /** Answers escalations (your LLM, or a person). Without it an escalation aborts the task. */
+  escalate?: (request: EscalationRequest) => Decision | Promise<Decision>;
+  /** Every event, as it happens. A listener that throws is ignored. */
+  onEvent?: (event: ShrEvent) => void;
+  /** Per-call timeout in ms (default 10000; Infinity: none). */
+  timeoutMs?: number;
+  /** Milliseconds (default: the router's clock, else Date.now). Pass a fake clock for replay. */
+  clock?: () => number;
+  /** Waits before a retry's not_before (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RunResult { outcome: Outcome; events: ShrEvent[] }
+
+export type ErrorCode =
+  | "invalid_graph" | "unknown_tool" | "unknown_node" | "bad_task" | "bad_options"
+  | "bad_decision" | "bad_result" | "bad_record" | "bad_clock" | "not_in_flight"
+  | "no_escalation" | "finished" | "escalation_failed" | "internal";
+
+/** Every error thrown or rejected by shr-wasm. */
+export interface ShrError extends Error {
+  name: "ShrError";
+  code: ErrorCode;
+  /** invalid_graph: every problem found. */
+  problems?: Problem[];
+  /** unknown_tool / not_in_flight: the tool named. */
+  tool?: string;
+  /** unknown_node / bad_task: the node named. */
+  node?: string;
+  /** A failed run: the events up to the failure. */
+  events?: ShrEvent[];
+}
+"#;

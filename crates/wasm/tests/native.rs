@@ -1,0 +1,138 @@
+//! The native side of "a JS-driven run equals the native run": drives the core `Session` on the
+//! paper's 19 scenarios exactly as `Router.run` drives it from JS, with the core's mock tools
+//! and mock LLM, and checks the result against `tests/node/fixtures/scenarios.json`, which the
+//! Node test `tests/node/scenarios.test.mjs` replays through the wasm package with a virtual
+//! clock. `UPDATE_FIXTURES=1 cargo test -p shr-wasm --test native` rewrites the fixture.
+//!
+//! The host loop (the same as the JS driver's): `next(now)`; on `call_tools` start every call
+//! (a call settles at `max(now, not_before) + latency`); on `wait` report the first call to
+//! settle (earliest time, then call order) at its settle time; on `escalate` answer with the
+//! mock LLM. Where every batch holds one call this is the core's own scenario driver, and the
+//! test checks that the events are the same as `shr_core::scenario::run`'s.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+use shr_core::scenario::{self, Executor, MockTools, Scenario};
+use shr_core::{Action, Session, ToolResult};
+
+struct Run {
+    events: Value,
+    outcome: Value,
+    escalations: Vec<Value>,
+    max_batch: usize,
+}
+
+fn drive_like_js(s: &Scenario) -> Run {
+    let graph = s.graph.clone();
+    let mut session = Session::new(graph.clone(), s.task.clone(), 0).expect("scenario task is valid");
+    let mut tools = MockTools::new(&graph, s);
+    let mut in_flight: Vec<(String, ToolResult, u64)> = Vec::new();
+    let mut escalations = Vec::new();
+    let mut now = 0u64;
+    let mut max_batch = 0;
+    for _ in 0..10_000 {
+        match session.next(now) {
+            Action::Finished { outcome } => {
+                return Run {
+                    events: serde_json::to_value(session.events()).unwrap(),
+                    outcome: serde_json::to_value(outcome).unwrap(),
+                    escalations,
+                    max_batch,
+                };
+            }
+            Action::CallTools { calls } => {
+                max_batch = max_batch.max(calls.len());
+                for call in calls {
+                    let v = graph.index(&call.tool).expect("called tool exists");
+                    let result = tools.call(&graph, v);
+                    let done = now.max(call.not_before) + MockTools::latency(v) as u64;
+                    in_flight.push((call.tool, result, done));
+                }
+            }
+            Action::Wait => {
+                let first =
+                    (0..in_flight.len()).min_by_key(|&i| (in_flight[i].2, i)).expect("a call in flight");
+                let (tool, result, done) = in_flight.remove(first);
+                now = now.max(done);
+                session.report(&tool, result, now).expect("report accepted");
+            }
+            Action::Escalate { request } => {
+                let decision = s.llm.decide(&graph, &request);
+                escalations.push(json!({ "request": request, "decision": decision }));
+                session.resolve_escalation(decision, now).expect("decision accepted");
+            }
+        }
+    }
+    panic!("{}: the session did not finish", s.id);
+}
+
+fn fixture_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/node/fixtures/scenarios.json")
+}
+
+fn fixtures() -> Value {
+    let mut out = Vec::new();
+    for s in scenario::pack() {
+        let run = drive_like_js(&s);
+        let latency: BTreeMap<String, f64> =
+            s.graph.nodes().iter().enumerate().map(|(v, n)| (n.id.clone(), MockTools::latency(v))).collect();
+        out.push(json!({
+            "id": s.id,
+            "title": s.title,
+            "graph": s.graph.spec(),
+            "task": s.task,
+            "failures": s.failures,
+            "latency": latency,
+            "escalations": run.escalations,
+            "events": run.events,
+            "outcome": run.outcome,
+        }));
+    }
+    Value::Array(out)
+}
+
+#[test]
+fn the_js_host_loop_reaches_every_scenarios_expected_outcome() {
+    let pack = scenario::pack();
+    assert_eq!(pack.len(), 19);
+    for s in &pack {
+        let run = drive_like_js(s);
+        assert_eq!(run.outcome["status"], json!(s.expected.status), "{}", s.id);
+        assert_eq!(run.outcome["goal"], json!(s.expected.goal), "{}", s.id);
+        assert_eq!(run.outcome["path"], json!(s.expected.path), "{}", s.id);
+    }
+}
+
+#[test]
+fn the_js_host_loop_equals_the_core_driver_where_batches_are_single_calls() {
+    let mut compared = 0;
+    for s in scenario::pack() {
+        let run = drive_like_js(&s);
+        if run.max_batch > 1 {
+            continue;
+        }
+        let core = scenario::run(&s, Executor::Shr);
+        assert_eq!(run.events, serde_json::to_value(&core.events).unwrap(), "{}", s.id);
+        compared += 1;
+    }
+    assert!(compared >= 7, "only {compared} scenarios compared");
+}
+
+#[test]
+fn node_fixture_matches_the_native_runs() {
+    let want = fixtures();
+    let path = fixture_path();
+    // Only on request: a fixture written by the test it checks would make the test pass blindly.
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        let text = serde_json::to_string_pretty(&want).unwrap() + "\n";
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (create it with UPDATE_FIXTURES=1)", path.display()));
+    let got: Value = serde_json::from_str(&text).unwrap();
+    assert!(got == want, "{} is stale: rerun with UPDATE_FIXTURES=1", path.display());
+}
