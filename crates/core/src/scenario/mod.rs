@@ -232,6 +232,31 @@ impl Scenario {
         })
     }
 
+    /// A scenario around any valid graph (an imported one): no injected failures, an LLM that
+    /// answers every escalation by aborting, no static workflow, and as the expected outcome
+    /// only "reach the goal" (the path is whatever the router finds).
+    pub fn from_graph(graph: ToolGraph) -> Scenario {
+        let goal = graph.id(graph.goal()).to_string();
+        Scenario {
+            id: "custom".to_string(),
+            domain: "custom".to_string(),
+            title: graph.spec().name.clone().unwrap_or_else(|| "Imported graph".to_string()),
+            description: String::new(),
+            task: Task::default(),
+            failures: Vec::new(),
+            expected: Expected {
+                status: Status::Completed,
+                goal: goal.clone(),
+                path: Vec::new(),
+                escalations: Vec::new(),
+            },
+            paper: PaperFigures::default(),
+            workflow: Workflow { goal, steps: Vec::new() },
+            llm: MockLlm::default(),
+            graph,
+        }
+    }
+
     /// This scenario with another set of failed tools (all down from the start).
     pub fn with_down(&self, down: &[String]) -> Scenario {
         let mut s = self.clone();

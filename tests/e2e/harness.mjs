@@ -1,0 +1,97 @@
+// Shared by the browser tests: serves dist/ on a free loopback port, drives Debian's Chromium
+// through playwright-core, collects console errors, and saves screenshots.
+import { spawn } from 'node:child_process';
+import { mkdirSync, existsSync, copyFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ARTIFACTS = `${ROOT}tests/artifacts/`;
+const DIST = `${ROOT}dist/`;
+
+if (!existsSync(`${DIST}index.html`)) {
+  throw new Error(`${DIST}index.html is missing: run \`trunk build --release --offline\` first`);
+}
+
+/** Starts scripts/serve.mjs on a free port; resolves with { url, stop }. */
+export async function serve() {
+  const child = spawn(process.execPath, [`${ROOT}scripts/serve.mjs`, '--dir', DIST, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server did not print its URL within 10 s')), 10_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+const FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export async function launch() {
+  return chromium.launch({ executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', args: FLAGS });
+}
+
+/**
+ * A fresh page at the given size, recording console errors and uncaught exceptions.
+ * `page.errors` lists them; every test asserts it is empty.
+ */
+export async function open(browser, url, { width = 1280, height = 800 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => page.errors.push(`page: ${e.message}`));
+  page.on('requestfailed', (r) => page.errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  await page.goto(url);
+  await page.waitForSelector('[data-testid="graph"] [data-node]', { timeout: 30_000 });
+  return page;
+}
+
+/** Saves tests/artifacts/NAME.png; with SHR_UPDATE_DOCS=1 also docs/NAME.png for the README. */
+export async function shot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = `${ARTIFACTS}${name}.png`;
+  await page.screenshot({ path, fullPage: false });
+  if (process.env.SHR_UPDATE_DOCS === '1') {
+    mkdirSync(`${ROOT}docs`, { recursive: true });
+    copyFileSync(path, `${ROOT}docs/${name}.png`);
+  }
+  return path;
+}
+
+/** The class list of a node of the graph. */
+export async function nodeClass(page, id) {
+  return page.getAttribute(`[data-node="${id}"]`, 'class');
+}
+
+/** Waits until the node's class list has (or, with `not`, lacks) a class. */
+export async function waitClass(page, id, cls, { not = false, timeout = 15_000 } = {}) {
+  await page.waitForFunction(
+    ([id, cls, not]) => {
+      const el = document.querySelector(`[data-node="${CSS.escape(id)}"]`);
+      return !!el && el.classList.contains(cls) !== not;
+    },
+    [id, cls, not],
+    { timeout },
+  );
+}
+
+export async function text(page, testid) {
+  return (await page.textContent(`[data-testid="${testid}"]`)) ?? '';
+}
+
+export async function pick(page, scenario) {
+  await page.selectOption('[data-testid="scenario"]', scenario);
+  await page.waitForFunction((s) => new URL(location.href).searchParams.get('scenario') === s, scenario);
+}

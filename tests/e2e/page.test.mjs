@@ -1,0 +1,228 @@
+// The visualizer in headless Chromium: the acceptance walk of issue 6, plus keyboard use,
+// the phone layout, and the time to first render. Every test asserts no console errors.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, shot, nodeClass, waitClass, text, pick } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+function noErrors(page) {
+  assert.deepEqual(page.errors, [], 'no console errors, page errors or failed requests');
+}
+
+test('the page loads a real graph routed by shr-core', async () => {
+  const page = await open(browser, server.url);
+  const nodes = await page.$$('[data-node]');
+  assert.ok(nodes.length >= 10, `the customer-support graph has its 12 nodes (saw ${nodes.length})`);
+  // The default scenario is S2: Stripe is down, the route goes through Razorpay.
+  assert.match(await text(page, 'route'), /Route: Start → CRM order lookup → Razorpay refund/);
+  assert.match(await text(page, 'counters'), /Self-Healing Router/);
+  const events = await page.$$('[data-testid="events"] li');
+  assert.ok(events.length > 5, 'the SHR run logged its events');
+  await shot(page, 'load');
+  noErrors(page);
+});
+
+test('S2 routes through Razorpay; failing Stripe and Email gives Razorpay + SMS; failing Razorpay escalates once', async () => {
+  const page = await open(browser, server.url);
+  await pick(page, 'S2');
+  assert.match(await text(page, 'route'), /Razorpay refund/);
+  await waitClass(page, 'razorpay', 'route');
+  assert.match(await nodeClass(page, 'stripe'), /\bfailed\b/, 'Stripe is down in S2');
+  assert.equal(await text(page, 'llm-shr'), '0', 'S2 reroutes without the LLM');
+
+  // From the happy path, fail Stripe and Email by clicking them.
+  await pick(page, 'S1');
+  await waitClass(page, 'stripe', 'route');
+  await page.click('[data-node="stripe"]');
+  await page.click('[data-node="email"]');
+  await waitClass(page, 'stripe', 'failed');
+  await waitClass(page, 'email', 'failed');
+  assert.match(await text(page, 'route'), /Razorpay refund → SMS confirmation/);
+  await page.click('[data-testid="replay-end"]');
+  await waitClass(page, 'razorpay', 'route');
+  await waitClass(page, 'sms', 'route');
+  assert.equal(await text(page, 'llm-shr'), '0', 'two failures, still no LLM call');
+  const url = new URL(page.url());
+  assert.equal(url.searchParams.get('down'), 'stripe,email');
+  await shot(page, 'screenshot');
+
+  // Both payment providers down: no path, one escalation, the goal demoted.
+  await page.click('[data-node="razorpay"]');
+  await page.waitForSelector('[data-testid="escalation"]');
+  assert.match(await text(page, 'route'), /No healthy path/);
+  assert.equal(await text(page, 'llm-shr'), '1', 'exactly one LLM call');
+  assert.equal(await text(page, 'escalation-reason'), 'no_path');
+  assert.match(await text(page, 'escalation-decision'), /demote the goal to ticket_filed/);
+  assert.match(await text(page, 'escalation-request'), /"failed": \[/);
+  const react = Number(await text(page, 'llm-react'));
+  assert.ok(react > 1, `ReAct pays more LLM calls on the same run (${react})`);
+  await shot(page, 'escalation');
+  noErrors(page);
+});
+
+test('the search replays step by step', async () => {
+  const page = await open(browser, `${server.url}?scenario=S1`);
+  await page.click('[data-testid="replay-restart"]');
+  await page.click('[data-testid="replay-play"]'); // pause
+  await page.click('[data-testid="replay-back"]');
+  await page.click('[data-testid="replay-back"]');
+  await page.click('[data-testid="replay-back"]');
+  await page.waitForFunction(() => /^step 0 \//.test(document.querySelector('[data-testid="replay-counter"]').textContent));
+  assert.match(await text(page, 'replay-text'), /Start at Start/);
+  await waitClass(page, 'start', 'frontier');
+  assert.doesNotMatch(await nodeClass(page, 'razorpay'), /\broute\b/, 'no route shown before the search ends');
+
+  await page.click('[data-testid="replay-step"]');
+  assert.match(await text(page, 'replay-counter'), /^step 1 \/ \d+/);
+  assert.match(await text(page, 'replay-text'), /Settle Start at cost 0/);
+  await waitClass(page, 'start', 'settled');
+  await page.click('[data-testid="replay-step"]');
+  assert.match(await text(page, 'replay-text'), /Relax Start → CRM order lookup/);
+  await waitClass(page, 'crm', 'frontier');
+  await shot(page, 'replay-step');
+
+  // Playing runs to the end by itself and shows the route.
+  await page.selectOption('[data-testid="replay-speed"]', '40');
+  await page.click('[data-testid="replay-play"]');
+  await waitClass(page, 'stripe', 'route', { timeout: 20_000 });
+  assert.match(await text(page, 'replay-text'), /Search over: the route costs 4/);
+  noErrors(page);
+});
+
+test('a failure replays the reroute from the old path to the new one', async () => {
+  const page = await open(browser, `${server.url}?scenario=S1`);
+  await page.selectOption('[data-testid="replay-speed"]', '1');
+  await page.click('[data-node="stripe"]');
+  // While the new search replays, the old route is drawn as a ghost.
+  await page.waitForSelector('[data-edge="crm->stripe"].ghost');
+  await page.click('[data-testid="replay-end"]');
+  await waitClass(page, 'razorpay', 'route');
+  assert.equal(await page.$('[data-edge="crm->stripe"].ghost'), null);
+  assert.match(await page.getAttribute('[data-edge="crm->stripe"]', 'class'), /infinite/);
+  noErrors(page);
+});
+
+test('a tool can be failed and restored from the keyboard', async () => {
+  const page = await open(browser, `${server.url}?scenario=S1`);
+  await page.focus('[data-node="email"]');
+  await page.keyboard.press('Enter');
+  await waitClass(page, 'email', 'failed');
+  await page.keyboard.press('Enter');
+  await waitClass(page, 'email', 'failed', { not: true });
+  // Tab moves between tools.
+  await page.focus('[data-node="crm"]');
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-node'));
+  assert.ok(focused && focused !== 'crm', `Tab moved focus to another tool (${focused})`);
+  noErrors(page);
+});
+
+test('a half-open tool is drawn differently and avoided while an alternative exists', async () => {
+  const page = await open(browser, `${server.url}?scenario=S1`);
+  await page.check('[data-testid="mode-probe"]');
+  await page.click('[data-node="stripe"]');
+  await waitClass(page, 'stripe', 'probing');
+  await page.click('[data-testid="replay-end"]');
+  await waitClass(page, 'razorpay', 'route');
+  assert.equal(new URL(page.url()).searchParams.get('probe'), 'stripe');
+  noErrors(page);
+});
+
+test('a malformed graph JSON shows an error and the page keeps working', async () => {
+  const page = await open(browser, server.url);
+  await page.fill('[data-testid="graph-json"]', '{"nodes": [ {"id": "a"}, ');
+  await page.click('[data-testid="import"]');
+  await page.waitForSelector('[data-testid="import-error"]');
+  assert.match(await text(page, 'import-error'), /not imported.*line \d+/s);
+  // A graph with an unknown node and a negative cost: every problem, each naming the offender.
+  await page.fill(
+    '[data-testid="graph-json"]',
+    JSON.stringify({ nodes: [{ id: 's', tool: false }, { id: 'g', tool: false }], edges: [{ from: 's', to: 'nowhere' }, { from: 's', to: 'g', cost: -1 }], start: 's', goal: 'g' }),
+  );
+  await page.click('[data-testid="import"]');
+  await page.waitForFunction(() => /nowhere/.test(document.querySelector('[data-testid="import-error"]')?.textContent ?? ''));
+  assert.match(await text(page, 'import-error'), /s->g/);
+  assert.ok((await page.$$('[data-node]')).length >= 10, 'the graph is still drawn');
+  await shot(page, 'import-error');
+  noErrors(page);
+});
+
+test('export then import round-trips the graph', async () => {
+  const page = await open(browser, `${server.url}?scenario=T1`);
+  await page.click('[data-testid="export"]');
+  const json = await page.inputValue('[data-testid="graph-json"]');
+  assert.match(json, /"flight"/);
+  await page.click('[data-testid="import"]');
+  await page.waitForFunction(() => /Imported \d+ nodes/.test(document.querySelector('[data-testid="import-message"]').textContent));
+  assert.match(await text(page, 'route'), /Flight API/);
+  assert.match(await text(page, 'row-static'), /no coded workflow/);
+  noErrors(page);
+});
+
+test('a shared URL opens the same state', async () => {
+  const page = await open(browser, `${server.url}?scenario=S1&down=stripe,email`);
+  assert.equal(await page.inputValue('[data-testid="scenario"]'), 'S1');
+  await waitClass(page, 'stripe', 'failed');
+  await waitClass(page, 'email', 'failed');
+  await waitClass(page, 'razorpay', 'route');
+  await waitClass(page, 'sms', 'route');
+  assert.match(await text(page, 'route'), /Razorpay refund → SMS confirmation/);
+  noErrors(page);
+});
+
+test('the phone layout fits 390x844 without sideways scrolling', async () => {
+  const page = await open(browser, `${server.url}?scenario=M4`, { width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `no horizontal overflow (${overflow}px)`);
+  const box = await page.locator('[data-testid="graph"]').boundingBox();
+  assert.ok(box.width <= 390 && box.width > 300, `the graph uses the width (${box.width}px)`);
+  await shot(page, 'phone');
+  noErrors(page);
+});
+
+test('time to first render on localhost', async () => {
+  const page = await open(browser, server.url);
+  const ms = await page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const mark = performance.getEntriesByName('first-contentful-paint')[0];
+    return { fcp: mark?.startTime ?? null, load: nav.loadEventEnd };
+  });
+  const started = Date.now();
+  await page.reload();
+  await page.waitForSelector('[data-testid="graph"] [data-node]');
+  const graphMs = Date.now() - started;
+  console.log(`# first render: graph drawn ${graphMs} ms after reload; first contentful paint ${ms.fcp?.toFixed(0)} ms`);
+  assert.ok(graphMs > 0);
+  noErrors(page);
+});
+
+test('S4: picking the escalation in the log shows the risk monitor winning', async () => {
+  const page = await open(browser, `${server.url}?scenario=S4`);
+  assert.equal(await text(page, 'escalation-reason'), 'risk');
+  await page.click('[data-testid="events"] li[data-event="Escalated"] button');
+  await page.waitForSelector('[data-testid="monitor-risk"].winner');
+  assert.match(await text(page, 'monitor-risk'), /amount = 15000 exceeds 10000/);
+  assert.match(await text(page, 'monitor-intent'), /0\.90/);
+  assert.doesNotMatch(await page.getAttribute('[data-testid="monitor-intent"]', 'class'), /winner/);
+  await shot(page, 'risk-monitor');
+  noErrors(page);
+});
+
+test('S6: the static workflow claims success with a step missing; SHR does not', async () => {
+  const page = await open(browser, `${server.url}?scenario=S6`);
+  assert.match(await text(page, 'silent-static'), /yes/);
+  assert.equal(await text(page, 'silent-shr'), 'no');
+  assert.match(await text(page, 'row-shr'), /✓ yes/);
+  assert.match(await text(page, 'row-static'), /✗ no/);
+  noErrors(page);
+});

@@ -1,0 +1,15 @@
+//! shr-web: the visualizer of the Self-Healing Router, where people watch it heal.
+//! A Leptos CSR app built by Trunk from the top-level `index.html`; every route, run and count
+//! on the page comes from shr-core running in the page, never from a re-implementation.
+
+mod app;
+mod graph_view;
+mod io;
+mod model;
+mod panels;
+mod replay;
+mod url;
+
+fn main() {
+    leptos::mount::mount_to_body(app::App);
+}

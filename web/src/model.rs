@@ -1,0 +1,297 @@
+//! What the page shows, computed from what the user chose: the scenario (or an imported graph),
+//! the tools they failed or set probing. Pure functions over shr-core; no DOM here.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use shr_core::algo::{Dijkstra, Plan, Trace, TraceStep};
+use shr_core::health::BreakerState;
+use shr_core::scenario::{self, Executor, RunReport, Scenario};
+use shr_core::{BreakerConfig, HealthBook, NodeIx, ToolGraph};
+
+/// Where the graph comes from.
+#[derive(Clone)]
+pub enum Source {
+    /// One of the paper's 19 scenarios.
+    Pack(Arc<Scenario>),
+    /// A graph the user imported: SHR and ReAct run on it with mock tools, no expected outcome.
+    Imported(Arc<Scenario>),
+}
+
+impl Source {
+    pub fn scenario(&self) -> &Arc<Scenario> {
+        match self {
+            Source::Pack(s) | Source::Imported(s) => s,
+        }
+    }
+    pub fn is_pack(&self) -> bool {
+        matches!(self, Source::Pack(_))
+    }
+}
+
+/// What the user chose. `down: None` means the scenario's own failures, including the ones
+/// that strike mid-run; once the user clicks a tool, the set is explicit and down from the start.
+#[derive(Clone)]
+pub struct Setup {
+    pub source: Source,
+    pub down: Option<Vec<String>>,
+    pub probing: Vec<String>,
+}
+
+/// How a node is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolState {
+    /// A start, goal or demoted-goal node, not a tool.
+    Waypoint,
+    Healthy,
+    /// Down (breaker open): every edge into it is infinitely expensive.
+    Failed,
+    /// Breaker half-open: a probe may go through, at a high but finite weight.
+    Probing,
+}
+
+/// Everything derived from a [`Setup`].
+pub struct View {
+    pub graph: ToolGraph,
+    /// Per node.
+    pub states: Vec<ToolState>,
+    /// Per node: the call count after which a scenario's failure strikes (0 = from the start).
+    pub fails_after: Vec<Option<u32>>,
+    /// Per edge: the weight routing uses (`cost x weight(target)`), infinite into failed tools.
+    pub weights: Vec<f64>,
+    /// The cheapest healthy route from start to goal, knowing the failed tools.
+    pub route: Option<Plan>,
+    /// The search that found (or failed to find) it, step by step.
+    pub trace: Trace,
+    /// The runs of the three executors (the static workflow only on the paper's scenarios).
+    pub shr: RunReport,
+    pub react: RunReport,
+    pub workflow: Option<RunReport>,
+}
+
+impl View {
+    pub fn new(setup: &Setup) -> View {
+        let sc = setup.source.scenario();
+        let graph = sc.graph.clone();
+        let n = graph.node_count();
+        let down: Vec<String> = match &setup.down {
+            Some(d) => d.clone(),
+            None => sc.failures.iter().map(|f| f.tool.clone()).collect(),
+        };
+        let mut fails_after = vec![None; n];
+        match &setup.down {
+            None => {
+                for f in &sc.failures {
+                    if let Some(v) = graph.index(&f.tool) {
+                        fails_after[v] = Some(f.after_calls.unwrap_or(0));
+                    }
+                }
+            }
+            Some(d) => {
+                for v in d.iter().filter_map(|t| graph.index(t)) {
+                    fails_after[v] = Some(0);
+                }
+            }
+        }
+        let is_down = |v: NodeIx| down.iter().any(|t| graph.index(t) == Some(v));
+        let is_probing = |v: NodeIx| !is_down(v) && setup.probing.iter().any(|t| graph.index(t) == Some(v));
+        let states: Vec<ToolState> = (0..n)
+            .map(|v| {
+                if !graph.node(v).tool {
+                    ToolState::Waypoint
+                } else if is_down(v) {
+                    ToolState::Failed
+                } else if is_probing(v) {
+                    ToolState::Probing
+                } else {
+                    ToolState::Healthy
+                }
+            })
+            .collect();
+
+        // The breakers as the user set them: probing tools opened one cooldown ago (so they are
+        // half-open now), failed tools opened just now.
+        let config = BreakerConfig::default();
+        let now = config.cooldown_ms;
+        let mut health = HealthBook::new(&graph, config);
+        for v in (0..n).filter(|&v| states[v] == ToolState::Probing) {
+            health.trip(v, 0);
+        }
+        health.poll(now, &mut Vec::new());
+        for v in (0..n).filter(|&v| states[v] == ToolState::Failed) {
+            health.trip(v, now);
+        }
+        debug_assert!(
+            (0..n).all(|v| states[v] != ToolState::Probing || health.state(v) == BreakerState::HalfOpen)
+        );
+        let weights: Vec<f64> = graph.edges().iter().map(|e| e.cost * health.weight(e.to, now)).collect();
+        let mut trace = Trace::default();
+        let route =
+            Dijkstra::new().route(&graph, &[graph.start()], graph.goal(), &|e: usize| weights[e], &mut trace);
+
+        let run_sc = match &setup.down {
+            None => (**sc).clone(),
+            Some(d) => sc.with_down(d),
+        };
+        let shr = scenario::run(&run_sc, Executor::Shr);
+        let react = scenario::run(&run_sc, Executor::React);
+        let workflow = setup.source.is_pack().then(|| scenario::run(&run_sc, Executor::Static));
+        View { graph, states, fails_after, weights, route, trace, shr, react, workflow }
+    }
+
+    /// Nodes the SHR run completed.
+    pub fn run_nodes(&self) -> BTreeSet<NodeIx> {
+        self.shr.path.iter().filter_map(|id| self.graph.index(id)).collect()
+    }
+
+    /// Edges the SHR run traversed: into each completed node, from the completed node(s) that
+    /// fed it (the latest one; every one for a join).
+    pub fn run_edges(&self) -> BTreeSet<usize> {
+        let order: Vec<NodeIx> = self.shr.path.iter().filter_map(|id| self.graph.index(id)).collect();
+        let mut out = BTreeSet::new();
+        for (i, &v) in order.iter().enumerate() {
+            let feeding: Vec<usize> = self
+                .graph
+                .in_edges(v)
+                .iter()
+                .map(|&e| e as usize)
+                .filter(|&e| order[..i].contains(&self.graph.edge(e).from))
+                .collect();
+            let is_join = !matches!(self.graph.node(v).join, shr_core::graph::Join::Any);
+            if is_join {
+                out.extend(feeding);
+            } else if let Some(&e) =
+                feeding.iter().max_by_key(|&&e| order[..i].iter().position(|&u| u == self.graph.edge(e).from))
+            {
+                out.insert(e);
+            }
+        }
+        out
+    }
+}
+
+/// One moment of the search replay.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Frame {
+    pub settled: BTreeSet<NodeIx>,
+    /// Reached but not settled.
+    pub frontier: BTreeSet<NodeIx>,
+    /// The edge this step looked at, and whether it was skipped (infinite weight).
+    pub edge: Option<(usize, bool)>,
+    /// Edges skipped so far because they lead into a failed tool.
+    pub skipped: BTreeSet<usize>,
+    /// Best known cost of each node reached.
+    pub dist: Vec<Option<f64>>,
+}
+
+/// The state after the first `k` steps of a trace. O(k): a replay recomputes frames on demand
+/// instead of storing one per step, so a 5,000-node trace costs no memory up front.
+pub fn frame(trace: &Trace, nodes: usize, start: NodeIx, k: usize) -> Frame {
+    let mut f = Frame { dist: vec![None; nodes], ..Frame::default() };
+    if let Some(d) = f.dist.get_mut(start) {
+        *d = Some(0.0);
+    }
+    f.frontier.insert(start);
+    for step in trace.steps.iter().take(k) {
+        match *step {
+            TraceStep::Settled { node, dist } => {
+                f.frontier.remove(&node);
+                f.settled.insert(node);
+                if let Some(d) = f.dist.get_mut(node) {
+                    *d = Some(dist);
+                }
+                f.edge = None;
+            }
+            TraceStep::Relaxed { edge, to, dist, improved, .. } => {
+                if improved {
+                    if !f.settled.contains(&to) {
+                        f.frontier.insert(to);
+                    }
+                    if let Some(d) = f.dist.get_mut(to) {
+                        *d = Some(dist);
+                    }
+                }
+                f.edge = Some((edge, false));
+            }
+            TraceStep::Skipped { edge, .. } => {
+                f.skipped.insert(edge);
+                f.edge = Some((edge, true));
+            }
+        }
+    }
+    f
+}
+
+/// A label split into at most two lines of about `width` characters, cut with an ellipsis.
+pub fn label_lines(label: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in label.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    if lines.len() > 2 {
+        lines.truncate(2);
+        lines[1].push('…');
+    }
+    for l in &mut lines {
+        if l.chars().count() > width + 1 {
+            *l = l.chars().take(width).collect::<String>() + "…";
+        }
+    }
+    lines
+}
+
+/// Node positions: the description's `x`/`y` hints, or a layered layout (breadth-first depth
+/// from the start) for nodes without them.
+pub fn layout(graph: &ToolGraph) -> Vec<(f64, f64)> {
+    let n = graph.node_count();
+    let mut depth = vec![usize::MAX; n];
+    let mut queue = std::collections::VecDeque::new();
+    if n > 0 {
+        depth[graph.start()] = 0;
+        queue.push_back(graph.start());
+    }
+    while let Some(v) = queue.pop_front() {
+        for &e in graph.out_edges(v) {
+            let w = graph.edge(e as usize).to;
+            if depth[w] == usize::MAX {
+                depth[w] = depth[v] + 1;
+                queue.push_back(w);
+            }
+        }
+    }
+    let max_depth = depth.iter().filter(|&&d| d != usize::MAX).max().copied().unwrap_or(0);
+    let mut row = vec![0usize; max_depth + 2];
+    (0..n)
+        .map(|v| {
+            let node = graph.node(v);
+            let d = if depth[v] == usize::MAX { max_depth + 1 } else { depth[v] };
+            let r = row[d];
+            row[d] += 1;
+            match (node.x, node.y) {
+                (Some(x), Some(y)) => (x, y),
+                _ => (40.0 + 150.0 * d as f64, 40.0 + 70.0 * r as f64),
+            }
+        })
+        .collect()
+}
+
+/// A number for people: integers without decimals, infinity as ∞.
+pub fn num(x: f64) -> String {
+    if !x.is_finite() {
+        "∞".into()
+    } else if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.1}")
+    }
+}

@@ -1,0 +1,74 @@
+//! The page's state in its URL (`?scenario=S2&down=stripe,email&probe=sms`), so a state can be
+//! shared by link. Ids are percent-encoded, so any id survives the trip.
+
+/// The state a URL holds. `down: None` means "the scenario's own failures".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Shared {
+    pub scenario: Option<String>,
+    pub down: Option<Vec<String>>,
+    pub probing: Vec<String>,
+}
+
+fn decode(s: &str) -> String {
+    js_sys::decode_uri_component(s).ok().and_then(|v| v.as_string()).unwrap_or_else(|| s.to_string())
+}
+
+fn encode(s: &str) -> String {
+    String::from(js_sys::encode_uri_component(s))
+}
+
+fn list(v: &str) -> Vec<String> {
+    v.split(',').filter(|t| !t.is_empty()).map(decode).collect()
+}
+
+/// Parses a query string (with or without the leading `?`). Unknown keys are ignored.
+pub fn parse(query: &str) -> Shared {
+    let mut out = Shared::default();
+    for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        match k {
+            "scenario" => out.scenario = Some(decode(v)),
+            "down" => out.down = Some(list(v)),
+            "probe" => out.probing = list(v),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The query string for a state.
+pub fn query(state: &Shared) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = &state.scenario {
+        parts.push(format!("scenario={}", encode(s)));
+    }
+    let join = |ids: &[String]| ids.iter().map(|t| encode(t)).collect::<Vec<_>>().join(",");
+    if let Some(d) = &state.down {
+        parts.push(format!("down={}", join(d)));
+    }
+    if !state.probing.is_empty() {
+        parts.push(format!("probe={}", join(&state.probing)));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", parts.join("&"))
+    }
+}
+
+/// The current page's query string.
+pub fn read() -> Shared {
+    let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    parse(&search)
+}
+
+/// Replaces the page's URL (no new history entry per click).
+pub fn write(state: &Shared) {
+    let Some(window) = web_sys::window() else { return };
+    let path = window.location().pathname().unwrap_or_else(|_| "/".into());
+    let url = format!("{path}{}", query(state));
+    if let Ok(history) = window.history() {
+        // Failing to update the address bar only loses shareability, never the page.
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
