@@ -278,17 +278,24 @@ impl Host {
     /// Calls the tool and races it against the timeout.
     fn start_tool(&self, tool: &str, attempt: u32) -> Phase {
         let sentinel = Object::new();
-        let f =
-            js_sys::Reflect::get(&self.opts.tools, &JsValue::from_str(tool)).unwrap_or(JsValue::UNDEFINED);
-        let p = if f.is_function() {
-            let input = self.input(tool, attempt);
-            match Function::from(f).call1(&JsValue::UNDEFINED, &input) {
-                Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
-                Err(e) => promise_reject(&e),
+        // Every way of not having a callable tool is that call's failure, not the run's: the
+        // session routes around it like any other outage.
+        let p = match js_sys::Reflect::get(&self.opts.tools, &JsValue::from_str(tool)) {
+            Err(e) => {
+                let m = format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e));
+                promise_reject(&js_sys::Error::new(&m).into())
             }
-        } else {
-            let e = js_sys::Error::new(&format!("options.tools has no function for `{tool}`"));
-            promise_reject(&e.into())
+            Ok(f) if f.is_function() => {
+                let input = self.input(tool, attempt);
+                match Function::from(f).call1(&JsValue::UNDEFINED, &input) {
+                    Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
+                    Err(e) => promise_reject(&e),
+                }
+            }
+            Ok(_) => {
+                let e = js_sys::Error::new(&format!("options.tools has no function for `{tool}`"));
+                promise_reject(&e.into())
+            }
         };
         let (p, timer) = match self.opts.timeout_ms {
             None => (p, None),

@@ -39,7 +39,8 @@ impl ShrError {
         })
     }
 
-    /// Maps a session error. `task` says whether it came from creating a session from a task.
+    /// Maps a session error from `report` or `resolve_escalation` (a task's unknown node is
+    /// mapped by the caller, which knows it came from the task).
     pub fn session(err: SessionError) -> Self {
         let message = err.to_string();
         match err {

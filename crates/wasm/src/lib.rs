@@ -146,6 +146,13 @@ impl Router {
         }
     }
 
+    /// Lets time pass for every breaker: an OPEN one whose cooldown is over is HALF_OPEN now.
+    /// The core applies cooldowns only when asked (it reads no clock), and a router between
+    /// runs is asked by nobody else, so every view of its health asks first.
+    fn advance(&self, now: u64) {
+        self.inner.borrow_mut().health.poll(now, &mut Vec::new());
+    }
+
     fn health_view(&self, v: NodeIx, now: u64) -> Result<JsValue, ShrError> {
         let inner = self.inner.borrow();
         to_js(&ToolHealthView {
@@ -219,6 +226,7 @@ impl Router {
         };
         let from = self.node(start, g_start, "start")?;
         let to = self.node(goal, g_goal, "goal")?;
+        self.advance(now);
         let inner = self.inner.borrow();
         let (graph, health) = (&inner.graph, &inner.health);
         let weights = |e: usize| {
@@ -286,6 +294,7 @@ impl Router {
     pub fn health(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
         let v = self.tool(tool)?;
         let now = self.now(now)?;
+        self.advance(now);
         Ok(self.health_view(v, now)?)
     }
 

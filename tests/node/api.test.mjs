@@ -1,0 +1,339 @@
+// Every exported function of the wasm package: Router (fromJson/new, warnings, toJson, tools,
+// route, markDown, markUp, record, health, session, run), Session (next, report,
+// resolveEscalation, events, outcome, isFinished, escalation), version, and the package itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, symlinkSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { shr, PKG, Router, Session, VirtualTime, refundGraph, okTools, names, expectCode } from './helpers.mjs';
+
+test('fromJson, new Router and JSON text build the same router', () => {
+  const a = Router.fromJson(refundGraph());
+  const b = new Router(refundGraph());
+  const c = Router.fromJson(JSON.stringify(refundGraph()));
+  for (const r of [a, b, c]) {
+    assert.deepEqual(r.route(), { path: ['start', 'crm', 'stripe', 'email', 'done'], edges: [['start', 'crm'], ['crm', 'stripe'], ['stripe', 'email'], ['email', 'done']], cost: 3 });
+  }
+  assert.deepEqual(a.tools(), ['crm', 'stripe', 'razorpay', 'email', 'sms']);
+  assert.deepEqual(a.warnings, []);
+  const spec = a.toJson();
+  assert.equal(spec.name, 'refund');
+  assert.deepEqual(Router.fromJson(spec).toJson(), spec);
+});
+
+test('invalid graphs throw invalid_graph with every problem, each naming the id', async () => {
+  const g = refundGraph();
+  g.edges.push({ from: 'crm', to: 'nowhere', cost: 1 }, { from: 'email', to: 'sms', cost: -1 });
+  g.nodes.push({ id: 'crm' });
+  const err = await expectCode(() => Router.fromJson(g), 'invalid_graph', assert);
+  const kinds = err.problems.map((p) => p.kind).sort();
+  assert.deepEqual(kinds, ['duplicate_id', 'negative_cost', 'unknown_node']);
+  assert.ok(err.problems.some((p) => p.at === 'crm->nowhere' && p.message.includes('nowhere')));
+  assert.match(err.message, /3 problems/);
+  // Not JSON at all, JSON of the wrong shape, a cycle, nothing.
+  for (const bad of ['{nope', '[1,2]', 42, null, undefined]) {
+    const e = await expectCode(() => Router.fromJson(bad), 'invalid_graph', assert);
+    assert.equal(e.problems[0].kind, 'malformed_json');
+  }
+  const cyclic = refundGraph();
+  cyclic.self = cyclic;
+  const e = await expectCode(() => new Router(cyclic), 'invalid_graph', assert);
+  assert.match(e.problems[0].message, /not serializable/);
+});
+
+test('unreachable goal is a warning, not an error', () => {
+  const g = refundGraph();
+  g.edges = g.edges.filter((e) => e.to !== 'done');
+  const r = Router.fromJson(g);
+  assert.equal(r.warnings[0].kind, 'goal_unreachable');
+  assert.equal(r.route(), null);
+});
+
+test('router options: config and clock are checked', async () => {
+  await expectCode(() => Router.fromJson(refundGraph(), 'x'), 'bad_options', assert);
+  await expectCode(() => Router.fromJson(refundGraph(), { clock: 5 }), 'bad_options', assert);
+  const e = await expectCode(() => Router.fromJson(refundGraph(), { config: { tool_budget: 'lots' } }), 'bad_options', assert);
+  assert.match(e.message, /options\.config/);
+  const r = Router.fromJson(refundGraph(), { config: { breaker: { cooldown_ms: 1000 } }, clock: () => 5000 });
+  r.markDown('stripe');
+  assert.equal(r.health('stripe').state, 'open');
+  assert.equal(r.health('stripe', 5999).state, 'open');
+  assert.equal(r.route(null, null, 5999).path[2], 'razorpay');
+  const probe = r.health('stripe', 6000);
+  assert.equal(probe.state, 'half_open', 'the cooldown is over at 6000');
+  assert.ok(probe.weight > 1 && Number.isFinite(probe.weight), 'half-open: high but finite weight');
+});
+
+test('route: start/goal, unknown nodes, live weights', async () => {
+  const r = Router.fromJson(refundGraph());
+  assert.deepEqual(r.route('stripe').path, ['stripe', 'email', 'done']);
+  assert.deepEqual(r.route(null, 'sms').path, ['start', 'crm', 'stripe', 'sms']);
+  assert.equal(r.route('done', 'start'), null);
+  const e = await expectCode(() => r.route('mars'), 'unknown_node', assert);
+  assert.match(e.message, /mars/);
+  await expectCode(() => r.route(undefined, 'venus'), 'unknown_node', assert);
+  await expectCode(() => r.route(undefined, undefined, NaN), 'bad_clock', assert);
+});
+
+test('markDown / markUp reroute, and name unknown tools', async () => {
+  const r = Router.fromJson(refundGraph());
+  const h = r.markDown('stripe');
+  assert.equal(h.tool, 'stripe');
+  assert.equal(h.state, 'open');
+  assert.equal(h.weight, null);
+  assert.deepEqual(r.route().path, ['start', 'crm', 'razorpay', 'email', 'done']);
+  assert.equal(r.route().cost, 4);
+  r.markDown('razorpay');
+  assert.equal(r.route(), null);
+  const up = r.markUp('stripe');
+  assert.equal(up.state, 'closed');
+  assert.ok(up.weight > 1, 'weight recovers gradually');
+  assert.deepEqual(r.route().path, ['start', 'crm', 'stripe', 'email', 'done']);
+  const e = await expectCode(() => r.markDown('paypal'), 'unknown_tool', assert);
+  assert.equal(e.tool, 'paypal');
+  assert.match(e.message, /paypal/);
+  await expectCode(() => r.markUp('start'), 'unknown_tool', assert);
+  await expectCode(() => r.health('nope'), 'unknown_tool', assert);
+});
+
+test('record feeds latency and the breaker', async () => {
+  const r = Router.fromJson(refundGraph());
+  const base = r.record('stripe', { ok: true, latencyMs: 100, at: 0 });
+  assert.equal(base.weight, 1);
+  let h;
+  for (let i = 0; i < 5; i++) h = r.record('stripe', { ok: true, latencyMs: 2000, at: 10 + i });
+  assert.ok(h.factors.latency > 5, `slow tool: latency factor ${h.factors.latency}`);
+  assert.ok(h.weight > 5);
+  // A slow stripe costs more than the backup route.
+  assert.deepEqual(r.route(null, null, 20).path, ['start', 'crm', 'razorpay', 'email', 'done']);
+  for (let i = 0; i < 2; i++) assert.equal(r.record('sms', { ok: false, at: 100 + i }).state, 'closed');
+  assert.equal(r.record('sms', { ok: false, at: 103 }).state, 'open', '3 consecutive failures open');
+  assert.equal(r.record('email', { ok: false, hard: true, at: 0 }).state, 'open');
+  await expectCode(() => r.record('email', { ok: 'yes' }), 'bad_record', assert);
+  await expectCode(() => r.record('email', { ok: true, latency: 5 }), 'bad_record', assert);
+  await expectCode(() => r.record('email', { ok: true, latencyMs: -1 }), 'bad_record', assert);
+  await expectCode(() => r.record('email'), 'bad_record', assert);
+  await expectCode(() => r.record('fax', { ok: true }), 'unknown_tool', assert);
+});
+
+test('run: stripe fails, the session reroutes to razorpay, health flows back', async () => {
+  const r = Router.fromJson(refundGraph());
+  const seen = [];
+  const { outcome, events } = await r.run(
+    { context: { request: 'refund order 7', amount: 40 } },
+    {
+      tools: okTools({
+        stripe: async () => { throw new Error('stripe: 503 Service Unavailable'); },
+        razorpay: async ({ tool, attempt, context, results }) => {
+          seen.push({ tool, attempt, context, results });
+          return { refund: 'rp_9' };
+        },
+      }),
+    },
+  );
+  assert.equal(outcome.status, 'completed');
+  assert.deepEqual(outcome.path, ['start', 'crm', 'razorpay', 'email', 'done']);
+  assert.equal(outcome.reroutes, 1);
+  assert.equal(outcome.llm_calls, 0);
+  const failed = events.find((e) => e.event === 'ToolFailed');
+  assert.deepEqual(
+    { tool: failed.tool, category: failed.category, transient: failed.transient, message: failed.message },
+    { tool: 'stripe', category: 'service', transient: false, message: 'stripe: 503 Service Unavailable' },
+  );
+  assert.ok(names(events).indexOf('Rerouted') > names(events).indexOf('ToolFailed'));
+  assert.deepEqual(seen, [{ tool: 'razorpay', attempt: 1, context: { request: 'refund order 7', amount: 40 }, results: { crm: { customer: 'c_42', ok: true } } }]);
+  assert.equal(r.health('stripe').state, 'open', 'the router keeps what the run learned');
+  assert.deepEqual(r.route().path, ['start', 'crm', 'razorpay', 'email', 'done']);
+});
+
+test('run: concurrent fan-out branches run at the same time and join', async () => {
+  const g = {
+    nodes: [{ id: 's', tool: false }, { id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'j', join: { quorum: 3 } }, { id: 'g', tool: false }],
+    edges: [
+      { from: 's', to: 'a' }, { from: 's', to: 'b' }, { from: 's', to: 'c' },
+      { from: 'a', to: 'j' }, { from: 'b', to: 'j' }, { from: 'c', to: 'j' }, { from: 'j', to: 'g' },
+    ],
+    start: 's',
+    goal: 'g',
+  };
+  let running = 0;
+  let peak = 0;
+  const slow = (ms) => async () => {
+    running += 1;
+    peak = Math.max(peak, running);
+    await new Promise((res) => setTimeout(res, ms));
+    running -= 1;
+    return { ok: true };
+  };
+  const t0 = Date.now();
+  const { outcome, events } = await Router.fromJson(g).run(null, { tools: { a: slow(60), b: slow(30), c: slow(45), j: async () => ({}) } });
+  assert.equal(peak, 3, 'a, b and c were in flight together');
+  assert.ok(Date.now() - t0 < 150, 'branches overlapped in time');
+  assert.equal(outcome.status, 'completed');
+  const done = events.filter((e) => e.event === 'ToolSucceeded').map((e) => e.tool);
+  assert.deepEqual(done, ['b', 'c', 'a', 'j'], 'reported as each settled');
+});
+
+test('run: escalation asks the host, and its decision is applied', async () => {
+  const down = { stripe: async () => { throw new Error('down'); }, razorpay: async () => { throw new Error('down'); } };
+  const requests = [];
+  const g = refundGraph();
+  g.nodes.push({ id: 'manual_review', tool: false });
+  g.edges.push({ from: 'crm', to: 'manual_review', cost: 5 });
+  const { outcome, events } = await Router.fromJson(g).run(null, {
+    tools: okTools(down),
+    escalate: async (req) => {
+      requests.push(req);
+      return { decision: 'demote', goal: 'manual_review' };
+    },
+  });
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].reason, 'no_path');
+  assert.deepEqual(requests[0].failed.sort(), ['razorpay', 'stripe']);
+  assert.equal(outcome.status, 'demoted');
+  assert.equal(outcome.goal, 'manual_review');
+  assert.equal(outcome.llm_calls, 1);
+  assert.ok(names(events).includes('GoalDemoted'));
+
+  const aborted = await Router.fromJson(refundGraph()).run(null, { tools: okTools(down), escalate: () => ({ decision: 'abort', message: 'refund by hand' }) });
+  assert.equal(aborted.outcome.status, 'escalated');
+  assert.equal(aborted.outcome.message, 'refund by hand');
+
+  const none = await Router.fromJson(refundGraph()).run(null, { tools: okTools(down) });
+  assert.equal(none.outcome.status, 'escalated');
+  assert.match(none.outcome.message, /no escalate callback/);
+});
+
+test('run: a risk rule escalates before acting and approve carries on', async () => {
+  const g = refundGraph();
+  g.risk_rules = [{ key: 'amount', max: 100, stage: 'payment' }];
+  const reasons = [];
+  const { outcome } = await Router.fromJson(g).run({ context: { amount: 15000 } }, {
+    tools: okTools(),
+    escalate: (req) => { reasons.push(req.reason); return { decision: 'approve' }; },
+  });
+  assert.deepEqual(reasons, ['risk']);
+  assert.equal(outcome.status, 'completed');
+});
+
+test('run: deterministic with a fake clock, task start/goal honoured', async () => {
+  const go = async () => {
+    const vt = new VirtualTime(1000);
+    const tools = okTools({ crm: async () => { await vt.sleep(25); return { customer: 'c' }; } });
+    return vt.drive(Router.fromJson(refundGraph()).run({ goal: 'email' }, { tools, clock: vt.clock, sleep: vt.sleep }));
+  };
+  const a = await go();
+  const b = await go();
+  assert.deepEqual(a, b);
+  assert.deepEqual(a.outcome.path, ['start', 'crm', 'stripe', 'email']);
+  assert.equal(a.events.find((e) => e.event === 'ToolSucceeded').at, 1025);
+  assert.equal(a.events.find((e) => e.event === 'ToolSucceeded').latency_ms, 25);
+});
+
+test('run: retry backoff waits until not_before through sleep', async () => {
+  const g = refundGraph();
+  g.nodes[2] = { id: 'stripe', stage: 'payment', retry: { attempts: 1, backoff_ms: 500 } };
+  const vt = new VirtualTime();
+  let n = 0;
+  const tools = okTools({
+    stripe: async ({ attempt }) => {
+      n += 1;
+      if (attempt === 1) return { success: false, error: '429 slow down', category: 'service', transient: true };
+      return { refund: 'ok' };
+    },
+  });
+  const { outcome, events } = await vt.drive(Router.fromJson(g).run(null, { tools, clock: vt.clock, sleep: vt.sleep }));
+  assert.equal(n, 2);
+  assert.equal(outcome.retries, 1);
+  const retried = events.find((e) => e.event === 'Retried');
+  assert.equal(retried.not_before, 500);
+  const second = events.filter((e) => e.event === 'ToolCalled' && e.tool === 'stripe')[1];
+  assert.equal(second.attempt, 2);
+  assert.equal(vt.now >= 500, true);
+  assert.equal(outcome.status, 'completed');
+});
+
+test('run: a tool may use the router while the run is going', async () => {
+  const r = Router.fromJson(refundGraph());
+  const { outcome } = await r.run(null, { tools: okTools({ crm: async () => { r.markDown('sms'); r.record('email', { ok: true, latencyMs: 5 }); return {}; } }) });
+  assert.equal(outcome.status, 'completed');
+});
+
+test('Session: the core loop driven by hand', async () => {
+  const r = Router.fromJson(refundGraph());
+  const s = r.session({ context: {} }, 0);
+  assert.ok(s instanceof Session);
+  assert.equal(s.isFinished, false);
+  assert.equal(s.escalation(), null);
+  assert.equal(s.outcome(), null);
+  let a = s.next(0);
+  assert.deepEqual(a, { action: 'call_tools', calls: [{ tool: 'crm', attempt: 1, not_before: 0 }] });
+  assert.deepEqual(s.next(1), { action: 'wait' });
+  await expectCode(() => s.report('stripe', { result: 'ok' }, 2), 'not_in_flight', assert);
+  await expectCode(() => s.report('crm', { result: 'maybe' }, 2), 'bad_result', assert);
+  await expectCode(() => s.report('ghost', { result: 'ok' }, 2), 'unknown_tool', assert);
+  await expectCode(() => s.resolveEscalation({ decision: 'approve' }, 2), 'no_escalation', assert);
+  await expectCode(() => s.next(-5), 'bad_clock', assert);
+  s.report('crm', { result: 'ok', output: { customer: 'c' }, latency_ms: 10 }, 10);
+  a = s.next(10);
+  assert.equal(a.calls[0].tool, 'stripe');
+  s.report('stripe', { result: 'err', category: 'service', message: 'down' }, 20);
+  a = s.next(20);
+  assert.equal(a.calls[0].tool, 'razorpay');
+  s.report('razorpay', { result: 'ok', latency_ms: 3 }, 30);
+  a = s.next(30);
+  s.report(a.calls[0].tool, { result: 'ok' }, 40);
+  a = s.next(40);
+  assert.equal(a.action, 'finished');
+  assert.equal(s.isFinished, true);
+  assert.deepEqual(s.outcome(), a.outcome);
+  const all = s.events();
+  assert.equal(all.at(-1).event, 'Finished');
+  assert.deepEqual(s.events(all.length - 2), all.slice(-2));
+  await expectCode(() => s.report('email', { result: 'ok' }, 50), 'finished', assert);
+  s.free();
+  // A session's health is a copy: the router's stripe is untouched.
+  assert.equal(r.health('stripe').state, 'closed');
+  await expectCode(() => r.session({ goal: 'nowhere' }), 'bad_task', assert);
+});
+
+test('Session: escalations and decisions by hand', async () => {
+  const r = Router.fromJson(refundGraph());
+  r.markDown('stripe', 0);
+  r.markDown('razorpay', 0);
+  const s = r.session(undefined, 0);
+  const a = s.next(0);
+  assert.equal(a.action, 'escalate');
+  assert.equal(a.request.reason, 'no_path');
+  assert.deepEqual(s.escalation(), a.request);
+  await expectCode(() => s.resolveEscalation({ decision: 'demote', goal: 'atlantis' }, 1), 'bad_decision', assert);
+  await expectCode(() => s.resolveEscalation({ decision: 'shrug' }, 1), 'bad_decision', assert);
+  await expectCode(() => s.resolveEscalation('approve', 1), 'bad_decision', assert);
+  s.resolveEscalation({ decision: 'hand_off', to: 'support team' }, 1);
+  assert.equal(s.next(1).outcome.message, 'handed off to support team');
+});
+
+test('version', () => {
+  assert.match(shr.version(), /^\d+\.\d+\.\d+$/);
+});
+
+test('the package installs: require, import and types resolve through package.json', () => {
+  const pkg = JSON.parse(readFileSync(`${PKG}package.json`, 'utf8'));
+  assert.equal(pkg.name, 'shr-wasm');
+  assert.equal(pkg.main, './node/shr_wasm.js');
+  assert.equal(pkg.browser, './web/shr_wasm.js');
+  const dir = mkdtempSync(join(tmpdir(), 'shr-wasm-install-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(PKG, join(dir, 'node_modules', 'shr-wasm'), 'dir');
+  writeFileSync(join(dir, 'a.mjs'), "import { Router } from 'shr-wasm';\nconsole.log(Router.fromJson({nodes:[{id:'s',tool:false},{id:'t'}],edges:[{from:'s',to:'t'}],start:'s',goal:'t'}).route().cost);\n");
+  writeFileSync(join(dir, 'b.cjs'), "const { Router } = require('shr-wasm');\nconsole.log(typeof Router.fromJson);\n");
+  assert.equal(execFileSync(process.execPath, ['a.mjs'], { cwd: dir }).toString().trim(), '1');
+  assert.equal(execFileSync(process.execPath, ['b.cjs'], { cwd: dir }).toString().trim(), 'function');
+  const dts = readFileSync(`${PKG}node/shr_wasm.d.ts`, 'utf8');
+  for (const t of ['export interface RunOptions', 'export type ShrEvent', 'export type Decision', 'export interface Outcome', 'export interface EscalationRequest', 'export interface Task', 'export interface ShrError', 'run(task: Task | null | undefined, options: RunOptions): Promise<RunResult>', 'route(start?: string | null, goal?: string | null, now?: number | null): Route | null']) {
+    assert.ok(dts.includes(t), `d.ts lacks ${t}`);
+  }
+  assert.ok(readFileSync(`${PKG}web/shr_wasm.d.ts`, 'utf8').includes('export default function __wbg_init'));
+});

@@ -1,0 +1,31 @@
+// examples/js-agent runs as a user would run it (a child process, one command) and reroutes
+// the refund through razorpay when stripe throws.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import './helpers.mjs'; // fails early, with the fix, when the package is not built
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+test('examples/js-agent reroutes the refund through razorpay and exits 0', () => {
+  const run = spawnSync(process.execPath, ['examples/js-agent/agent.mjs'], { cwd: REPO, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(run.status, 0, `exit ${run.status}\n${run.stdout}\n${run.stderr}`);
+  assert.equal(run.stderr, '');
+  const lines = run.stdout.trim().split('\n');
+  const line = (event, pattern) => {
+    const i = lines.findIndex((l) => l.includes(` ${event} `) && pattern.test(l));
+    assert.ok(i >= 0, `no ${event} line matching ${pattern} in:\n${run.stdout}`);
+    return i;
+  };
+  const planned = line('PathPlanned', /start -> lookup_order -> stripe -> email -> done/);
+  const failed = line('ToolFailed', /stripe: service, permanent: stripe: 503 Service Unavailable/);
+  const rerouted = line('Rerouted', /around stripe: lookup_order -> razorpay -> email -> done \(cost 3\)/);
+  const paid = line('ToolSucceeded', /razorpay in \d+ ms/);
+  assert.ok(planned < failed && failed < rerouted && rerouted < paid, 'plan, failure, reroute, backup paid, in order');
+  assert.ok(!lines.some((l) => / ToolCalled +sms /.test(l)), 'email stays the notifier');
+  assert.equal(
+    lines.at(-1),
+    'outcome: completed via start -> lookup_order -> razorpay -> email -> done (4 tool calls, 1 reroute(s), 0 LLM calls)',
+  );
+});

@@ -1,0 +1,292 @@
+// Hostile hosts: whatever a tool does (throw, reject, return garbage, never settle) is recorded
+// as a failure with the right category and the run carries on around it; whatever the host gets
+// wrong in its own arguments comes back as an Error with a stable `code` and a message naming
+// the field. The last test checks that none of it trapped the wasm instance.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Router, VirtualTime, refundGraph, okTools, names, expectCode } from './helpers.mjs';
+
+const BACKUP = ['start', 'crm', 'razorpay', 'email', 'done'];
+
+/** Runs the refund with this stripe; returns the result and stripe's ToolFailed events. */
+async function withStripe(stripe, options = {}) {
+  const result = await Router.fromJson(refundGraph()).run(null, { tools: okTools({ stripe }), ...options });
+  const failures = result.events.filter((e) => e.event === 'ToolFailed' && e.tool === 'stripe');
+  return { ...result, failures };
+}
+
+/** The run went around stripe: one failure, then a reroute through razorpay. */
+function assertRerouted({ outcome, events, failures }) {
+  assert.equal(outcome.status, 'completed');
+  assert.deepEqual(outcome.path, BACKUP);
+  assert.ok(failures.length >= 1, 'stripe failed');
+  const n = names(events);
+  assert.ok(n.indexOf('Rerouted') > n.indexOf('ToolFailed'), 'a reroute follows the failure');
+}
+
+/** Lets every pending microtask and immediate run. */
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+};
+
+test('a tool that throws is a permanent service failure carrying the message', async () => {
+  for (const stripe of [
+    async () => { throw new Error('stripe: 503 Service Unavailable'); },
+    () => { throw new Error('stripe: 503 Service Unavailable'); },
+  ]) {
+    const run = await withStripe(stripe);
+    assertRerouted(run);
+    assert.deepEqual(
+      run.failures.map(({ category, transient, implicit, message }) => ({ category, transient, implicit, message })),
+      [{ category: 'service', transient: false, implicit: false, message: 'stripe: 503 Service Unavailable' }],
+    );
+  }
+});
+
+test('a tool that throws something other than an Error still fails readably', async () => {
+  const cases = [
+    ['card network down', 'card network down'],
+    [42, '42'],
+    [undefined, 'undefined'],
+    [null, 'null'],
+    [{ status: 503 }, '{"status":503}'],
+    [{ message: 'has a message' }, 'has a message'],
+  ];
+  for (const [thrown, message] of cases) {
+    const run = await withStripe(async () => { throw thrown; });
+    assertRerouted(run);
+    assert.equal(run.failures[0].category, 'service');
+    assert.equal(run.failures[0].message, message);
+  }
+});
+
+test('a tool that rejects is a permanent service failure', async () => {
+  const run = await withStripe(() => Promise.reject(new TypeError('fetch failed')));
+  assertRerouted(run);
+  assert.equal(run.failures.length, 1, 'permanent: no retry');
+  assert.deepEqual(
+    { category: run.failures[0].category, transient: run.failures[0].transient, message: run.failures[0].message },
+    { category: 'service', transient: false, message: 'fetch failed' },
+  );
+});
+
+test('malformed data from a tool is a service failure naming the tool', async () => {
+  const cyclic = { refund: 'rf' };
+  cyclic.self = cyclic;
+  const cases = {
+    bigint: () => 10n,
+    cycle: () => cyclic,
+    function: () => () => 'not data',
+    symbol: () => Symbol('refund'),
+    'unknown category': () => ({ success: false, error: 'nope', category: 'cosmic' }),
+    'transient not a boolean': () => ({ success: false, error: 'nope', transient: 'yes' }),
+    'throwing getter': () => ({ get success() { throw new Error('getter exploded'); } }),
+    'throwing toJSON': () => ({ toJSON() { throw new Error('toJSON exploded'); } }),
+    'too deep': () => {
+      let v = {};
+      for (let i = 0; i < 1000; i++) v = { v };
+      return v;
+    },
+  };
+  for (const [what, stripe] of Object.entries(cases)) {
+    const run = await withStripe(async () => stripe());
+    assertRerouted(run);
+    const f = run.failures[0];
+    assert.equal(f.category, 'service', what);
+    assert.equal(f.transient, false, what);
+    assert.match(f.message, /^`stripe` returned malformed data: /, what);
+  }
+});
+
+test('a structured failure keeps its category: policy reroutes, input escalates', async () => {
+  const policy = await withStripe(async () => ({
+    success: false,
+    error: 'refunds over 30 days need approval',
+    category: 'policy',
+    agent_action: 'use the manual refund flow',
+  }));
+  assertRerouted(policy);
+  assert.deepEqual(
+    { category: policy.failures[0].category, agent_action: policy.failures[0].agent_action },
+    { category: 'policy', agent_action: 'use the manual refund flow' },
+  );
+
+  const requests = [];
+  const input = await withStripe(
+    async () => ({ success: false, error: 'amount is missing', category: 'input', agent_action: 'ask the customer for the amount' }),
+    { escalate: (req) => { requests.push(req); return { decision: 'abort', message: 'asked the customer' }; } },
+  );
+  assert.equal(input.failures[0].category, 'input');
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].reason, 'input');
+  assert.equal(requests[0].agent_action, 'ask the customer for the amount', 'carried verbatim');
+  assert.equal(input.outcome.status, 'escalated');
+  assert.equal(input.outcome.message, 'asked the customer');
+});
+
+test('a missing tool function is a service failure naming the tool', async () => {
+  for (const stripe of [undefined, 'stripe.refund', 7]) {
+    const run = await withStripe(stripe);
+    assertRerouted(run);
+    assert.equal(run.failures[0].category, 'service');
+    assert.match(run.failures[0].message, /`stripe`/);
+  }
+  const tools = okTools();
+  Object.defineProperty(tools, 'stripe', { get() { throw new Error('vault locked'); } });
+  const run = await Router.fromJson(refundGraph()).run(null, { tools });
+  assert.deepEqual(run.outcome.path, BACKUP);
+  assert.match(run.events.find((e) => e.event === 'ToolFailed').message, /vault locked/);
+});
+
+test('a tool that never settles times out after timeoutMs: transient, retried, then routed around', async () => {
+  let calls = 0;
+  let late = 0;
+  const stripe = () => {
+    calls += 1;
+    // Settles long after the timeout: the late result must be ignored.
+    return new Promise((resolve) => setTimeout(() => { late += 1; resolve({ refund: 'too late' }); }, 150));
+  };
+  const t0 = Date.now();
+  const run = await withStripe(stripe, { timeoutMs: 25 });
+  assert.ok(Date.now() - t0 < 140, 'did not wait for the slow tool');
+  assertRerouted(run);
+  assert.equal(calls, 2, 'one retry: the default retry policy');
+  assert.deepEqual(
+    run.failures.map(({ category, transient, message }) => ({ category, transient, message })),
+    Array(2).fill({ category: 'service', transient: true, message: '`stripe` did not settle within 25 ms' }),
+  );
+  assert.ok(names(run.events).includes('Retried'));
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(late, 2, 'both late results arrived after the run and changed nothing');
+});
+
+test('the default per-call timeout is 10 s', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+  const seen = [];
+  let calls = 0;
+  let settled = false;
+  const p = Router.fromJson(refundGraph()).run(null, {
+    tools: okTools({ stripe: () => { calls += 1; return new Promise(() => {}); } }),
+    onEvent: (e) => seen.push(e),
+  });
+  p.then(() => { settled = true; }, () => { settled = true; });
+  await flush();
+  assert.equal(calls, 1);
+  t.mock.timers.tick(9_999);
+  await flush();
+  assert.ok(!names(seen).includes('ToolFailed'), 'still waiting at 9999 ms');
+  t.mock.timers.tick(1);
+  await flush();
+  const first = seen.find((e) => e.event === 'ToolFailed');
+  assert.ok(first, 'timed out at 10000 ms');
+  assert.equal(first.at, 10_000);
+  assert.equal(first.message, '`stripe` did not settle within 10000 ms');
+  assert.equal(first.transient, true);
+  assert.equal(calls, 2, 'retried once');
+  assert.equal(settled, false);
+  t.mock.timers.tick(10_000);
+  await flush();
+  assert.equal(settled, true);
+  const { outcome } = await p;
+  assert.deepEqual(outcome.path, BACKUP);
+});
+
+test('timeoutMs must be a positive number; Infinity turns the timeout off', async () => {
+  const r = Router.fromJson(refundGraph());
+  for (const timeoutMs of [0, -5, NaN, 'soon', {}]) {
+    const e = await expectCode(() => r.run(null, { tools: okTools(), timeoutMs }), 'bad_options', assert);
+    assert.match(e.message, /options\.timeoutMs/);
+  }
+  const slow = async () => { await new Promise((res) => setTimeout(res, 40)); return { refund: 'slow but fine' }; };
+  const run = await withStripe(slow, { timeoutMs: Infinity });
+  assert.equal(run.failures.length, 0);
+  assert.deepEqual(run.outcome.path, ['start', 'crm', 'stripe', 'email', 'done']);
+});
+
+test('run rejects (never throws) an Error with a code naming the field the host got wrong', async () => {
+  const r = Router.fromJson(refundGraph());
+  const cases = [
+    [undefined, 'bad_options', /options must be an object/],
+    [{}, 'bad_options', /options\.tools/],
+    [{ tools: 'all of them' }, 'bad_options', /options\.tools/],
+    [{ tools: okTools(), escalate: 5 }, 'bad_options', /options\.escalate/],
+    [{ tools: okTools(), onEvent: 'log' }, 'bad_options', /options\.onEvent/],
+    [{ tools: okTools(), sleep: true }, 'bad_options', /options\.sleep/],
+    [{ tools: okTools(), clock: () => 'noon' }, 'bad_clock', /clock\(\)/],
+    [{ tools: okTools(), clock: () => { throw new Error('no time'); } }, 'bad_clock', /clock\(\) threw: no time/],
+    [{ get tools() { throw new Error('trap'); } }, 'bad_options', /options\.tools: reading it threw: trap/],
+  ];
+  for (const [options, code, message] of cases) {
+    let p;
+    assert.doesNotThrow(() => { p = r.run(null, options); });
+    assert.ok(p instanceof Promise);
+    const e = await expectCode(() => p, code, assert);
+    assert.match(e.message, message);
+  }
+  for (const task of [[], 'refund', 7]) {
+    const e = await expectCode(() => r.run(task, { tools: okTools() }), 'bad_task', assert);
+    assert.match(e.message, /task/);
+  }
+  const e = await expectCode(() => r.run({ goal: 'mars' }, { tools: okTools() }), 'bad_task', assert);
+  assert.equal(e.node, 'mars');
+  assert.match(e.message, /mars/);
+  await expectCode(() => r.run({ context: 'not an object' }, { tools: okTools() }), 'bad_task', assert);
+});
+
+test('a clock that breaks mid-run rejects with the events so far', async () => {
+  let n = 0;
+  const clock = () => (++n < 6 ? n : NaN);
+  const e = await expectCode(() => Router.fromJson(refundGraph()).run(null, { tools: okTools(), clock }), 'bad_clock', assert);
+  assert.ok(Array.isArray(e.events) && e.events.length > 0, 'events so far');
+  assert.equal(e.events[0].event, 'PathPlanned');
+  assert.match(e.message, /clock\(\)/);
+});
+
+test('a sleep that rejects during a retry backoff is bad_options', async () => {
+  const g = refundGraph();
+  g.nodes[2] = { id: 'stripe', stage: 'payment', retry: { attempts: 1, backoff_ms: 100 } };
+  const tools = okTools({ stripe: async () => ({ success: false, error: '429', transient: true }) });
+  const e = await expectCode(
+    () => Router.fromJson(g).run(null, { tools, sleep: () => Promise.reject(new Error('no sleeping')) }),
+    'bad_options',
+    assert,
+  );
+  assert.match(e.message, /sleep\(\) failed: no sleeping/);
+  assert.ok(names(e.events).includes('Retried'));
+});
+
+test('an onEvent listener that throws does not change the run', async () => {
+  const quiet = await withStripe(async () => { throw new Error('down'); });
+  let heard = 0;
+  const loud = await withStripe(async () => { throw new Error('down'); }, {
+    onEvent: () => { heard += 1; throw new Error('listener bug'); },
+  });
+  assert.equal(heard, loud.events.length);
+  const strip = (events) => events.map(({ at, ...rest }) => rest);
+  assert.deepEqual(strip(loud.events), strip(quiet.events));
+  assert.deepEqual(loud.outcome, quiet.outcome);
+});
+
+test('an escalate callback that throws, rejects or answers nonsense rejects the run', async () => {
+  const down = { stripe: async () => { throw new Error('down'); }, razorpay: async () => { throw new Error('down'); } };
+  const run = (escalate) => Router.fromJson(refundGraph()).run(null, { tools: okTools(down), escalate });
+  for (const escalate of [() => { throw new Error('llm offline'); }, () => Promise.reject(new Error('llm offline'))]) {
+    const e = await expectCode(() => run(escalate), 'escalation_failed', assert);
+    assert.match(e.message, /escalate\(\) failed: llm offline/);
+    assert.ok(names(e.events).includes('Escalated'));
+  }
+  for (const answer of ['approve', null, 42, [], { decision: 'shrug' }, { decision: 'demote' }]) {
+    const e = await expectCode(() => run(() => answer), 'bad_decision', assert);
+    assert.match(e.message, /decision/);
+  }
+  const e = await expectCode(() => run(() => ({ decision: 'demote', goal: 'atlantis' })), 'bad_decision', assert);
+  assert.match(e.message, /atlantis/);
+});
+
+test('the module survives all of the above: nothing trapped', async () => {
+  const vt = new VirtualTime();
+  const r = Router.fromJson(refundGraph());
+  const { outcome } = await vt.drive(r.run(null, { tools: okTools(), clock: vt.clock, sleep: vt.sleep }));
+  assert.equal(outcome.status, 'completed');
+  assert.deepEqual(r.route().path, ['start', 'crm', 'stripe', 'email', 'done']);
+});

@@ -1,0 +1,58 @@
+// A JS-driven run equals the native run of the same scenario: the paper's 19 scenarios, each
+// replayed through Router.run with mock tools on a virtual clock, give exactly the events and
+// the outcome that crates/wasm/tests/native.rs recorded from the core in Rust.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Router, VirtualTime } from './helpers.mjs';
+
+const fixtures = JSON.parse(readFileSync(new URL('./fixtures/scenarios.json', import.meta.url), 'utf8'));
+
+test('the fixture holds the 19 scenarios', () => {
+  assert.equal(fixtures.length, 19);
+});
+
+for (const f of fixtures) {
+  test(`${f.id}: JS-driven events equal the native run (${f.title})`, async () => {
+    const vt = new VirtualTime();
+    let calls = 0;
+    const tools = {};
+    for (const node of f.graph.nodes) {
+      if (node.tool === false) continue;
+      const id = node.id;
+      // Half the mock outages throw, half return a structured failure: both are the same
+      // permanent service failure to the core.
+      tools[id] = async () => {
+        const down = f.failures.some((x) => x.tool === id && calls >= (x.after_calls ?? 0));
+        calls += 1;
+        await vt.sleep(f.latency[id]);
+        const message = `${id} is unavailable (connection refused)`;
+        if (down && calls % 2 === 0) throw new Error(message);
+        if (down) return { success: false, error: message, category: 'service', transient: false };
+        return { tool: id, ok: true };
+      };
+    }
+    const escalations = [...f.escalations];
+    const streamed = [];
+    const router = Router.fromJson(f.graph);
+    const { outcome, events } = await vt.drive(
+      router.run(f.task, {
+        tools,
+        clock: vt.clock,
+        sleep: vt.sleep,
+        onEvent: (e) => streamed.push(e),
+        escalate: async (request) => {
+          const want = escalations.shift();
+          assert.ok(want, `unexpected escalation ${JSON.stringify(request)}`);
+          assert.deepEqual(request, want.request);
+          return want.decision;
+        },
+      }),
+    );
+    assert.equal(escalations.length, 0, 'every recorded escalation was asked');
+    assert.deepEqual(events, f.events);
+    assert.deepEqual(streamed, f.events, 'onEvent saw the same stream');
+    assert.deepEqual(outcome, f.outcome);
+    router.free();
+  });
+}
