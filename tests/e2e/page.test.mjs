@@ -165,7 +165,7 @@ test('export then import round-trips the graph', async () => {
   await page.click('[data-testid="import"]');
   await page.waitForFunction(() => /Imported \d+ nodes/.test(document.querySelector('[data-testid="import-message"]').textContent));
   assert.match(await text(page, 'route'), /Flight API/);
-  assert.match(await text(page, 'row-static'), /no coded workflow/);
+  assert.match(await text(page, 'row-static'), /no coded workflow for this graph/);
   noErrors(page);
 });
 
@@ -224,5 +224,36 @@ test('S6: the static workflow claims success with a step missing; SHR does not',
   assert.equal(await text(page, 'silent-shr'), 'no');
   assert.match(await text(page, 'row-shr'), /✓ yes/);
   assert.match(await text(page, 'row-static'), /✗ no/);
+  noErrors(page);
+});
+
+test('a cyclic workflow shows visit counts and the edges taken back', async () => {
+  const page = await open(browser, `${server.url}?scenario=cyclic:search_verify&p=0&seed=1`);
+  assert.equal(await page.inputValue('[data-testid="scenario"]'), 'cyclic:search_verify');
+  // The mock world hides the object in the first or second place: find a seed that needs a revisit.
+  let found = false;
+  for (let i = 0; i < 8 && !found; i++) {
+    found = (await page.$('[data-edge="verify->search"].revisit')) !== null;
+    if (!found) await page.click('[data-testid="cyclic-next-seed"]');
+  }
+  assert.ok(found, 'some seed sends verification back to search');
+  assert.match(await page.textContent('[data-node="search"] .visits'), /2 visits/);
+  assert.match(await page.textContent('[data-edge="verify->search"]'), /↺×1/);
+  assert.match(await text(page, 'row-shr'), /reached done/);
+  assert.equal(new URL(page.url()).searchParams.get('p'), '0');
+  // Clicking a tool does nothing here: the mock world, not the user, decides results.
+  await page.click('[data-node="take"]');
+  assert.doesNotMatch(await page.getAttribute('[data-node="take"]', 'class'), /failed/);
+
+  // With control-flow faults, redirects show in the log.
+  await page.selectOption('[data-testid="cyclic-p"]', '0.5');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('p') === '0.5');
+  let redirected = false;
+  for (let i = 0; i < 8 && !redirected; i++) {
+    redirected = (await page.$('[data-testid="events"] li[data-event="Redirected"]')) !== null;
+    if (!redirected) await page.click('[data-testid="cyclic-next-seed"]');
+  }
+  assert.ok(redirected, 'p = 0.5 redirects some step within a few seeds');
+  await shot(page, 'cyclic');
   noErrors(page);
 });

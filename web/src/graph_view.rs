@@ -61,6 +61,9 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
         (y1 - y0) + 2.0 * (HALF_H + pad)
     );
     let ran_nodes = view.run_nodes();
+    // Visit counts matter once the run went back somewhere (a cyclic workflow); then every
+    // completed tool shows its count.
+    let show_visits = !view.revisits.is_empty() || view.visits.iter().any(|&c| c > 1);
     let ran_edges = view.run_edges();
     let replay = page.replay;
 
@@ -70,7 +73,15 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
         .enumerate()
         .map(|(e, edge)| {
             let (a, b) = (pos[edge.from], pos[edge.to]);
-            let (p, q) = (exit(a, b), exit(b, a));
+            let (mut p, mut q) = (exit(a, b), exit(b, a));
+            // A two-way pair would be drawn on top of itself: shift each edge to its own side.
+            if g.find_edge(edge.to, edge.from).is_some() {
+                let (dx, dy) = (q.0 - p.0, q.1 - p.1);
+                let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+                let (nx, ny) = (-dy / len * 7.0, dx / len * 7.0);
+                p = (p.0 + nx, p.1 + ny);
+                q = (q.0 + nx, q.1 + ny);
+            }
             let w = view.weights[e];
             let cost_text = if !w.is_finite() {
                 "∞".to_string()
@@ -82,6 +93,7 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
             let (mx, my) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
             let in_route = view.route.as_ref().is_some_and(|r| r.edges.contains(&e));
             let ran = ran_edges.contains(&e);
+            let revisit = view.revisits.get(&e).copied();
             let infinite = !w.is_finite();
             let ghost = page.ghost;
             let class = move || {
@@ -96,6 +108,9 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
                 }
                 if done && ran {
                     c.push_str(" ran");
+                }
+                if revisit.is_some() {
+                    c.push_str(" revisit");
                 }
                 if !done {
                     if ghost.with(|gh| gh.as_ref().is_some_and(|p| p.edges.contains(&e))) {
@@ -115,6 +130,7 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
                 <g class=class data-edge=format!("{from_id}->{to_id}")>
                     <line x1=p.0 y1=p.1 x2=q.0 y2=q.1 marker-end="url(#arrow)" />
                     <text class="cost" x=mx y=my - 4.0 text-anchor="middle">{cost_text}</text>
+                    {revisit.map(|n| view! { <text class="revisits" x=mx y=my + 12.0 text-anchor="middle">{format!("↺×{n}")}</text> })}
                 </g>
             }
         })
@@ -164,6 +180,8 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
                 _ if ran => "✓",
                 _ => "",
             };
+            let visits = view.visits[v];
+            let visit_text = (show_visits && visits > 0).then(|| format!("{visits} visit{}", if visits == 1 { "" } else { "s" }));
             let strikes = view.fails_after[v].filter(|&n| n > 0).map(|n| format!("fails after {n} calls"));
             let lines = label_lines(&node.label, 17);
             let n_lines = lines.len() as f64;
@@ -208,6 +226,7 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
                     <text class="icon" x=HALF_W - 11.0 y=-HALF_H + 13.0 text-anchor="middle">{icon}</text>
                     <text class="dist" x="0" y=HALF_H + 13.0 text-anchor="middle">{dist}</text>
                     {strikes.map(|s| view! { <text class="strikes" x="0" y=-HALF_H - 5.0 text-anchor="middle">{s}</text> })}
+                    {visit_text.map(|s| view! { <text class="visits" data-visits=visits x=-HALF_W + 2.0 y=-HALF_H - 5.0>{s}</text> })}
                 </g>
             }
         })

@@ -1,12 +1,15 @@
 //! What the page shows, computed from what the user chose: the scenario (or an imported graph),
 //! the tools they failed or set probing. Pure functions over shr-core; no DOM here.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use shr_core::algo::{Dijkstra, Plan, Trace, TraceStep};
+use shr_core::cyclic::{self, CyclicExample};
+use shr_core::event::{Event, EventKind};
 use shr_core::health::BreakerState;
-use shr_core::scenario::{self, Executor, RunReport, Scenario};
+use shr_core::scenario::{self, Executor, FailureSpec, RunReport, Scenario};
+use shr_core::session::Status;
 use shr_core::{BreakerConfig, HealthBook, NodeIx, ToolGraph};
 
 /// Where the graph comes from.
@@ -16,16 +19,55 @@ pub enum Source {
     Pack(Arc<Scenario>),
     /// A graph the user imported: SHR and ReAct run on it with mock tools, no expected outcome.
     Imported(Arc<Scenario>),
+    /// A cyclic workflow of seed 004 in its mock world, with control-flow faults: with
+    /// probability `p` a step is redirected to a random other tool (seeded).
+    Cyclic { example: Arc<CyclicExample>, p: f64, seed: u64 },
 }
 
 impl Source {
-    pub fn scenario(&self) -> &Arc<Scenario> {
+    pub fn graph(&self) -> &ToolGraph {
         match self {
-            Source::Pack(s) | Source::Imported(s) => s,
+            Source::Pack(s) | Source::Imported(s) => &s.graph,
+            Source::Cyclic { example, .. } => &example.graph,
         }
     }
+
+    /// The id the picker and the URL use.
+    pub fn id(&self) -> String {
+        match self {
+            Source::Pack(s) => s.id.clone(),
+            Source::Imported(_) => "custom".into(),
+            Source::Cyclic { example, .. } => format!("cyclic:{}", example.id),
+        }
+    }
+
+    pub fn description(&self) -> String {
+        match self {
+            Source::Pack(s) => s.description.clone(),
+            Source::Imported(s) => format!("{} (imported)", s.title),
+            Source::Cyclic { example, p, seed } => format!(
+                "{}: the mock world decides each result, so verification can send the task back. \
+                 Control-flow faults redirect a step with probability {p} (seed {seed}).",
+                example.graph.spec().name.clone().unwrap_or_else(|| example.id.to_string())
+            ),
+        }
+    }
+
+    /// The scenario's injected failures (none for imported graphs and cyclic workflows).
+    pub fn failures(&self) -> &[FailureSpec] {
+        match self {
+            Source::Pack(s) | Source::Imported(s) => &s.failures,
+            Source::Cyclic { .. } => &[],
+        }
+    }
+
     pub fn is_pack(&self) -> bool {
         matches!(self, Source::Pack(_))
+    }
+
+    /// Whether clicking tools changes the run (a cyclic workflow's mock world ignores failures).
+    pub fn takes_failures(&self) -> bool {
+        !matches!(self, Source::Cyclic { .. })
     }
 }
 
@@ -67,21 +109,25 @@ pub struct View {
     pub shr: RunReport,
     pub react: RunReport,
     pub workflow: Option<RunReport>,
+    /// Per node: how many times the SHR run completed it (revisits count).
+    pub visits: Vec<u32>,
+    /// Edges the run took into an already visited node, with how many times.
+    pub revisits: BTreeMap<usize, u32>,
 }
 
 impl View {
     pub fn new(setup: &Setup) -> View {
-        let sc = setup.source.scenario();
-        let graph = sc.graph.clone();
+        let graph = setup.source.graph().clone();
         let n = graph.node_count();
+        let failures = setup.source.failures();
         let down: Vec<String> = match &setup.down {
             Some(d) => d.clone(),
-            None => sc.failures.iter().map(|f| f.tool.clone()).collect(),
+            None => failures.iter().map(|f| f.tool.clone()).collect(),
         };
         let mut fails_after = vec![None; n];
         match &setup.down {
             None => {
-                for f in &sc.failures {
+                for f in failures {
                     if let Some(v) = graph.index(&f.tool) {
                         fails_after[v] = Some(f.after_calls.unwrap_or(0));
                     }
@@ -129,14 +175,27 @@ impl View {
         let route =
             Dijkstra::new().route(&graph, &[graph.start()], graph.goal(), &|e: usize| weights[e], &mut trace);
 
-        let run_sc = match &setup.down {
-            None => (**sc).clone(),
-            Some(d) => sc.with_down(d),
+        let (shr, react, workflow) = match &setup.source {
+            Source::Pack(sc) | Source::Imported(sc) => {
+                let run_sc = match &setup.down {
+                    None => (**sc).clone(),
+                    Some(d) => sc.with_down(d),
+                };
+                let workflow = setup.source.is_pack().then(|| scenario::run(&run_sc, Executor::Static));
+                (scenario::run(&run_sc, Executor::Shr), scenario::run(&run_sc, Executor::React), workflow)
+            }
+            Source::Cyclic { example, p, seed } => {
+                let run = cyclic::run(example, *p, *seed);
+                let shr = cyclic_report(example.id, &run);
+                let mut react = shr.clone();
+                react.executor = Executor::React;
+                react.llm_calls = scenario::react_llm_calls(&run.events);
+                react.recoveries = 0;
+                (shr, react, None)
+            }
         };
-        let shr = scenario::run(&run_sc, Executor::Shr);
-        let react = scenario::run(&run_sc, Executor::React);
-        let workflow = setup.source.is_pack().then(|| scenario::run(&run_sc, Executor::Static));
-        View { graph, states, fails_after, weights, route, trace, shr, react, workflow }
+        let (visits, revisits) = visits(&graph, &shr.events);
+        View { graph, states, fails_after, weights, route, trace, shr, react, workflow, visits, revisits }
     }
 
     /// Nodes the SHR run completed.
@@ -168,6 +227,52 @@ impl View {
         }
         out
     }
+}
+
+/// A cyclic run as a report, so the panels show it like any other run. There is no expected
+/// outcome to judge against: `correct` says whether the goal was reached.
+fn cyclic_report(id: &str, run: &cyclic::CyclicRun) -> RunReport {
+    let o = run.outcome.as_ref();
+    RunReport {
+        scenario: id.to_string(),
+        executor: Executor::Shr,
+        status: o.map_or(Status::Escalated, |o| o.status),
+        goal: o.map(|o| o.goal.clone()).unwrap_or_default(),
+        path: o.map(|o| o.path.clone()).unwrap_or_default(),
+        llm_calls: o.map_or(0, |o| o.llm_calls),
+        tool_calls: run.tool_calls,
+        recoveries: o.map_or(0, |o| o.reroutes),
+        classifiers_lost: 0,
+        silent_failure: false,
+        correct: run.success,
+        problems: Vec::new(),
+        escalations: run.escalations.clone(),
+        events: run.events.clone(),
+    }
+}
+
+/// Completions per node, and the edges taken back into already visited nodes: from the order
+/// in which tools succeeded (a completion), starting at the start node.
+fn visits(graph: &ToolGraph, events: &[Event]) -> (Vec<u32>, BTreeMap<usize, u32>) {
+    let mut counts = vec![0u32; graph.node_count()];
+    let mut revisits = BTreeMap::new();
+    let mut seen = BTreeSet::from([graph.start()]);
+    let mut prev = Some(graph.start());
+    for e in events {
+        let EventKind::ToolSucceeded { tool, .. } = &e.kind else { continue };
+        let Some(v) = graph.index(tool) else { continue };
+        counts[v] += 1;
+        let edge = prev
+            .and_then(|u| graph.out_edges(u).iter().map(|&e| e as usize).find(|&e| graph.edge(e).to == v));
+        if let Some(e) = edge {
+            if seen.contains(&v) {
+                *revisits.entry(e).or_insert(0) += 1;
+            }
+        }
+        seen.insert(v);
+        prev = Some(v);
+    }
+    (counts, revisits)
 }
 
 /// One moment of the search replay.

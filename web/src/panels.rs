@@ -86,7 +86,7 @@ pub fn Counters() -> impl IntoView {
                 None => view! {
                     <tr data-testid=format!("row-{key}")>
                         <th scope="row">{name}</th>
-                        <td colspan="6">"no coded workflow for an imported graph"</td>
+                        <td colspan="6">"no coded workflow for this graph (the paper's scenarios have one)"</td>
                     </tr>
                 }
                 .into_any(),

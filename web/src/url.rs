@@ -7,6 +7,9 @@ pub struct Shared {
     pub scenario: Option<String>,
     pub down: Option<Vec<String>>,
     pub probing: Vec<String>,
+    /// Redirect probability and seed of a cyclic workflow.
+    pub p: Option<f64>,
+    pub seed: Option<u64>,
 }
 
 fn decode(s: &str) -> String {
@@ -30,6 +33,8 @@ pub fn parse(query: &str) -> Shared {
             "scenario" => out.scenario = Some(decode(v)),
             "down" => out.down = Some(list(v)),
             "probe" => out.probing = list(v),
+            "p" => out.p = v.parse().ok().filter(|p: &f64| (0.0..=1.0).contains(p)),
+            "seed" => out.seed = v.parse().ok(),
             _ => {}
         }
     }
@@ -48,6 +53,12 @@ pub fn query(state: &Shared) -> String {
     }
     if !state.probing.is_empty() {
         parts.push(format!("probe={}", join(&state.probing)));
+    }
+    if let Some(p) = state.p {
+        parts.push(format!("p={p}"));
+    }
+    if let Some(seed) = state.seed {
+        parts.push(format!("seed={seed}"));
     }
     if parts.is_empty() {
         String::new()

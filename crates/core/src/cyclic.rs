@@ -128,6 +128,15 @@ pub struct CyclicRun {
     pub visits: Vec<String>,
     pub redirects: u32,
     pub escalated: bool,
+    /// The session's outcome (`None` if it did not finish within the run's step limit).
+    #[serde(skip)]
+    pub outcome: Option<crate::session::Outcome>,
+    /// The session's events, for replay (the visualizer draws visits and revisits from them).
+    #[serde(skip)]
+    pub events: Vec<crate::event::Event>,
+    /// Each escalation (budget or thrash) and the answer it got.
+    #[serde(skip)]
+    pub escalations: Vec<crate::scenario::EscalationRecord>,
 }
 
 /// Runs an example once with redirect probability `p`.
@@ -138,8 +147,16 @@ pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
     let tools: Vec<NodeIx> = (0..graph.node_count()).filter(|&v| graph.node(v).tool).collect();
     let config = SessionConfig { tool_budget: 30, ..SessionConfig::default() };
     let health = HealthBook::new(graph, config.breaker);
-    let mut run =
-        CyclicRun { success: false, tool_calls: 0, visits: Vec::new(), redirects: 0, escalated: false };
+    let mut run = CyclicRun {
+        success: false,
+        tool_calls: 0,
+        visits: Vec::new(),
+        redirects: 0,
+        escalated: false,
+        outcome: None,
+        events: Vec::new(),
+        escalations: Vec::new(),
+    };
     let Ok(mut session) =
         Session::with_parts(graph.clone(), Task::default(), health, config, Monitors::default(), 0)
     else {
@@ -175,9 +192,10 @@ pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
                     }
                 }
             }
-            Action::Escalate { .. } => {
+            Action::Escalate { request } => {
                 run.escalated = true;
                 let stop = Decision::Abort { message: "budget or thrash: stop".into() };
+                run.escalations.push(crate::scenario::EscalationRecord { request, decision: stop.clone() });
                 if session.resolve_escalation(stop, now).is_err() {
                     break;
                 }
@@ -192,6 +210,8 @@ pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
         .filter(|id| graph.index(id).is_some_and(|v| graph.node(v).tool))
         .map(ToString::to_string)
         .collect();
+    run.outcome = session.outcome().cloned();
+    run.events = session.events().to_vec();
     run
 }
 
