@@ -337,3 +337,21 @@ test('the package installs: require, import and types resolve through package.js
   }
   assert.ok(readFileSync(`${PKG}web/shr_wasm.d.ts`, 'utf8').includes('export default function __wbg_init'));
 });
+
+test('the web build initializes from bytes and behaves like the Node build', async () => {
+  const web = await import(`${PKG}web/shr_wasm.js`);
+  web.initSync({ module: readFileSync(`${PKG}web/shr_wasm_bg.wasm`) });
+  const r = web.Router.fromJson(refundGraph(), { clock: () => 0 });
+  r.markDown('stripe');
+  assert.deepEqual(r.route(), {
+    path: ['start', 'crm', 'razorpay', 'email', 'done'],
+    edges: [['start', 'crm'], ['crm', 'razorpay'], ['razorpay', 'email'], ['email', 'done']],
+    cost: 4,
+  });
+  const down = okTools({ razorpay: async () => { throw new Error('down'); } });
+  const { outcome } = await r.run(null, { tools: down, escalate: () => ({ decision: 'abort', message: 'no payment tool' }) });
+  assert.equal(outcome.status, 'escalated');
+  assert.equal(outcome.message, 'no payment tool');
+  const e = await expectCode(() => web.Router.fromJson('{'), 'invalid_graph', assert);
+  assert.equal(e.problems[0].kind, 'malformed_json');
+});

@@ -1,10 +1,13 @@
 // examples/js-agent runs as a user would run it (a child process, one command) and reroutes
-// the refund through razorpay when stripe throws.
+// the refund through razorpay when stripe throws; the crate README's example runs as written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import './helpers.mjs'; // fails early, with the fix, when the package is not built
+import { mkdtempSync, mkdirSync, symlinkSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PKG } from './helpers.mjs'; // fails early, with the fix, when the package is not built
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -28,4 +31,20 @@ test('examples/js-agent reroutes the refund through razorpay and exits 0', () =>
     lines.at(-1),
     'outcome: completed via start -> lookup_order -> razorpay -> email -> done (4 tool calls, 1 reroute(s), 0 LLM calls)',
   );
+});
+
+test('the JS example in crates/wasm/README.md runs as written', () => {
+  const readme = readFileSync(join(REPO, 'crates/wasm/README.md'), 'utf8');
+  const code = /```js\n([\s\S]*?)```/.exec(readme)[1];
+  assert.ok(code.split('\n').length <= 16, 'about 15 lines');
+  // Installed as a user would have it: `shr-wasm` resolved from node_modules.
+  const dir = mkdtempSync(join(tmpdir(), 'shr-readme-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(PKG, join(dir, 'node_modules', 'shr-wasm'), 'dir');
+  writeFileSync(join(dir, 'example.mjs'), code);
+  const run = spawnSync(process.execPath, ['example.mjs'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(run.status, 0, run.stderr);
+  const lines = run.stdout.trim().split('\n');
+  assert.ok(lines.includes('ToolFailed stripe'), run.stdout);
+  assert.equal(lines.at(-1), 'completed start -> razorpay -> email -> done');
 });

@@ -303,8 +303,8 @@ impl Router {
     /// `resolveEscalation`.
     pub fn session(
         &self,
-        #[wasm_bindgen(unchecked_optional_param_type = "Task")] task: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "number")] now: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Task | null")] task: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: JsValue,
     ) -> Result<Session, JsValue> {
         let task = parse_task(&task)?;
         let now = if is_nullish(&now) {

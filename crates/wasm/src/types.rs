@@ -18,7 +18,11 @@ export interface NodeSpec {
   tool?: boolean;
   /** Needs k distinct completed inputs (k = in-degree is AND). Default: any one (OR). */
   join?: { quorum: number };
-  /** Retries of transient service failures (default 1 attempt, no backoff). */
+  /**
+   * Retries of transient service failures: `attempts` extra calls after the first, each
+   * `backoff_ms x retry number` later. Without `retry`: 1 attempt, no backoff; a `retry` object
+   * without `attempts` means 0 (the core's serde defaults).
+   */
   retry?: { attempts?: number; backoff_ms?: number };
   /** Calls allowed per hour; the weight rises near it. */
   quota?: number;
