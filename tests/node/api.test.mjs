@@ -255,10 +255,26 @@ test('run: retry backoff waits until not_before through sleep', async () => {
   assert.equal(outcome.status, 'completed');
 });
 
-test('run: a tool may use the router while the run is going', async () => {
-  const r = Router.fromJson(refundGraph());
-  const { outcome } = await r.run(null, { tools: okTools({ crm: async () => { r.markDown('sms'); r.record('email', { ok: true, latencyMs: 5 }); return {}; } }) });
-  assert.equal(outcome.status, 'completed');
+test('run: the host may change the router while a run is going, and the run does not undo it', async () => {
+  const r = Router.fromJson(refundGraph(), { clock: () => 100 });
+  const tools = okTools({
+    crm: async () => {
+      r.markDown('sms');
+      r.record('razorpay', { ok: false, hard: true });
+      return {};
+    },
+    stripe: async () => { throw new Error('down'); },
+  });
+  const { outcome } = await r.run(null, { tools });
+  // The run routes on its own copy of the health, taken when it began.
+  assert.deepEqual(outcome.path, ['start', 'crm', 'razorpay', 'email', 'done']);
+  assert.equal(r.health('stripe').state, 'open', 'what the run learned');
+  assert.equal(r.health('sms').state, 'open', 'what the host did during the run');
+  assert.equal(r.health('razorpay').state, 'open');
+  // Once no run is in flight, the changes are not replayed again on the next run's end.
+  r.markUp('sms');
+  await r.run({ goal: 'crm' }, { tools: okTools() });
+  assert.equal(r.health('sms').state, 'closed');
 });
 
 test('Session: the core loop driven by hand', async () => {

@@ -94,13 +94,14 @@ for (const [target, text] of Object.entries(dts)) {
       'outcome(): Outcome | null;',
       'escalation(): EscalationRequest | null;',
     ]) assert.ok(session.includes(sig), `Session lacks ${sig}`);
-    assert.ok(!/\bany\b/.test(router + session), 'no `any` in the classes');
+    const uncommented = (t) => t.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    assert.ok(!/\bany\b/.test(uncommented(router + session)), 'no `any` in the classes');
 
     const names = declared(text);
     // Standard library and DOM names (the web glue's init takes a URL, a Response...).
     const globals = new Set(['Promise', 'Symbol', 'Error', 'Record', 'URL', 'Response', 'RequestInfo', 'BufferSource', 'WebAssembly']);
     // Every capitalized identifier in a type position of the hand-written section or a class.
-    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    const code = uncommented(text);
     const used = new Set([...code.matchAll(/[:|<(,]\s*([A-Z]\w*)/g)].map((m) => m[1]).filter((n) => !globals.has(n)));
     for (const n of used) assert.ok(names.has(n), `${n} is used but not declared`);
     for (const n of ['GraphSpec', 'NodeSpec', 'EdgeSpec', 'Route', 'ToolHealth', 'RunOptions', 'RunResult', 'ShrEvent', 'Outcome',

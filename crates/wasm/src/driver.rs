@@ -154,13 +154,14 @@ async fn drive(
         )
         .map_err(task_error)?
     };
+    let mark = inner.borrow_mut().begin_run();
     let mut host = Host { opts, context, results: Object::new(), in_flight: Vec::new(), seen: 0 };
     let result = host.drive(&mut session).await;
     host.abandon();
     let events = to_js(session.events()).unwrap_or(JsValue::NULL);
     let outcome = result.and_then(|o| to_js(&o));
     // The router keeps what this run learned about its tools.
-    inner.borrow_mut().health = session.into_health();
+    inner.borrow_mut().end_run(session.into_health(), mark);
     match outcome {
         Ok(outcome) => {
             let out = Object::new();

@@ -39,6 +39,61 @@ pub(crate) struct Inner {
     pub health: HealthBook,
     pub config: SessionConfig,
     pub clock: Option<Function>,
+    /// Runs in flight. A run works on a copy of the health and hands it back when it ends.
+    pub runs: usize,
+    /// The host's own health changes since the oldest run in flight began, so that a run
+    /// handing its copy back does not undo them (see [`Inner::end_run`]).
+    pub host_changes: Vec<HealthChange>,
+}
+
+impl Inner {
+    /// Applies a change the host made (`markDown`, `markUp`, `record`), keeping it for the
+    /// runs in flight.
+    fn change(&mut self, c: HealthChange) {
+        c.apply(&mut self.health);
+        if self.runs > 0 {
+            self.host_changes.push(c);
+        }
+    }
+
+    /// A run begins; returns its mark in the host's changes.
+    pub(crate) fn begin_run(&mut self) -> usize {
+        self.runs += 1;
+        self.host_changes.len()
+    }
+
+    /// A run ends: the router takes the health it learned, then the changes the host made by
+    /// hand while it ran (newer than the run's copy), in their order.
+    pub(crate) fn end_run(&mut self, mut learned: HealthBook, mark: usize) {
+        for c in self.host_changes.get(mark..).unwrap_or(&[]) {
+            c.apply(&mut learned);
+        }
+        self.health = learned;
+        self.runs = self.runs.saturating_sub(1);
+        if self.runs == 0 {
+            self.host_changes.clear();
+        }
+    }
+}
+
+/// A health change the host makes by hand.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum HealthChange {
+    Down { tool: NodeIx, at: u64 },
+    Up { tool: NodeIx },
+    Success { tool: NodeIx, latency_ms: f64, at: u64 },
+    Failure { tool: NodeIx, at: u64 },
+}
+
+impl HealthChange {
+    fn apply(self, health: &mut HealthBook) {
+        match self {
+            HealthChange::Down { tool, at } => health.trip(tool, at),
+            HealthChange::Up { tool } => health.reset(tool),
+            HealthChange::Success { tool, latency_ms, at } => health.on_success(tool, latency_ms, at),
+            HealthChange::Failure { tool, at } => health.on_failure(tool, at),
+        };
+    }
 }
 
 /// A tool graph with live health. Cheap to keep for the life of an agent.
@@ -109,7 +164,8 @@ impl Router {
             (config, opt_fn(options, "clock", "bad_options", "options")?)
         };
         let health = HealthBook::new(&graph, config.breaker);
-        Ok(Router { inner: Rc::new(RefCell::new(Inner { graph, health, config, clock })) })
+        let inner = Inner { graph, health, config, clock, runs: 0, host_changes: Vec::new() };
+        Ok(Router { inner: Rc::new(RefCell::new(inner)) })
     }
 
     fn now(&self, at: Option<f64>) -> Result<u64, ShrError> {
@@ -248,7 +304,7 @@ impl Router {
     pub fn mark_down(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
         let v = self.tool(tool)?;
         let now = self.now(now)?;
-        self.inner.borrow_mut().health.trip(v, now);
+        self.inner.borrow_mut().change(HealthChange::Down { tool: v, at: now });
         Ok(self.health_view(v, now)?)
     }
 
@@ -258,7 +314,7 @@ impl Router {
     pub fn mark_up(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
         let v = self.tool(tool)?;
         let now = self.now(now)?;
-        self.inner.borrow_mut().health.reset(v);
+        self.inner.borrow_mut().change(HealthChange::Up { tool: v });
         Ok(self.health_view(v, now)?)
     }
 
@@ -278,14 +334,14 @@ impl Router {
             return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0").into());
         }
         let now = self.now(rec.at)?;
-        {
-            let mut inner = self.inner.borrow_mut();
-            match (rec.ok, rec.hard) {
-                (true, _) => inner.health.on_success(v, rec.latency_ms.unwrap_or(0.0), now),
-                (false, true) => inner.health.trip(v, now),
-                (false, false) => inner.health.on_failure(v, now),
-            };
-        }
+        let change = match (rec.ok, rec.hard) {
+            (true, _) => {
+                HealthChange::Success { tool: v, latency_ms: rec.latency_ms.unwrap_or(0.0), at: now }
+            }
+            (false, true) => HealthChange::Down { tool: v, at: now },
+            (false, false) => HealthChange::Failure { tool: v, at: now },
+        };
+        self.inner.borrow_mut().change(change);
         Ok(self.health_view(v, now)?)
     }
 
@@ -328,6 +384,9 @@ impl Router {
     /// Runs a task to the end with JS tool functions. See `RunOptions` in the TypeScript
     /// definitions. Resolves with `{outcome, events}`; rejects with a `ShrError` (with `events`
     /// so far) only when the host breaks the contract (bad task, options or decision).
+    /// The run routes on a copy of the router's health taken when it starts; when it ends the
+    /// router takes what the run learned, with any `markDown`/`markUp`/`record` made meanwhile
+    /// applied on top. Of two overlapping runs, the one that ends last hands back its copy.
     #[wasm_bindgen(unchecked_return_type = "Promise<RunResult>")]
     pub fn run(
         &self,
