@@ -128,13 +128,13 @@ test('the error codes in the d.ts are the ones the module throws', () => {
 
 // A strict type check of real data against the definitions: every scenario's graph, task,
 // events, outcome and escalations as typed literals (excess and missing fields are errors).
-// Needs the `typescript` package, which the repository does not install by default.
+// Needs the `typescript` package (a dev dependency, installed by scripts/setup).
 test('scenario fixtures type-check against the d.ts (tsc --strict)', (t) => {
   let ts;
   try {
     ts = createRequire(import.meta.url)('typescript');
   } catch {
-    t.skip('typescript is not installed (npm install --no-save typescript to run this check)');
+    t.skip('typescript is not installed: run scripts/setup');
     return;
   }
   const fixtures = JSON.parse(readFileSync(new URL('./fixtures/scenarios.json', import.meta.url), 'utf8'));
