@@ -23,8 +23,7 @@ use std::rc::Rc;
 
 use js_sys::Function;
 use serde::Serialize;
-use shr_core::algo::Dijkstra;
-use shr_core::event::PlanView;
+use shr_core::algo::{Dijkstra, Plan};
 use shr_core::health::{BreakerState, Factors};
 use shr_core::{HealthBook, Monitors, NodeIx, SessionConfig, Task, ToolGraph, ToolResult};
 use wasm_bindgen::prelude::*;
@@ -44,6 +43,28 @@ pub(crate) struct Inner {
     /// The host's own health changes since the oldest run in flight began, so that a run
     /// handing its copy back does not undo them (see [`Inner::end_run`]).
     pub host_changes: Vec<HealthChange>,
+    /// `route` sits on every request of an agent: its search buffers, plan, per-node weights and
+    /// the JS strings of node ids are kept between calls so a route allocates nothing new.
+    pub routing: Routing,
+}
+
+/// Reused state of [`Router::route`].
+#[derive(Default)]
+pub(crate) struct Routing {
+    search: Dijkstra,
+    plan: Plan,
+    node_weight: Vec<f64>,
+    /// JS strings of node ids, made on first use.
+    ids: Vec<Option<JsValue>>,
+}
+
+impl Routing {
+    fn id(&mut self, graph: &ToolGraph, v: NodeIx) -> JsValue {
+        if self.ids.len() != graph.node_count() {
+            self.ids = vec![None; graph.node_count()];
+        }
+        self.ids[v].get_or_insert_with(|| JsValue::from_str(graph.id(v))).clone()
+    }
 }
 
 impl Inner {
@@ -112,14 +133,6 @@ struct ToolHealthView<'a> {
     factors: Factors,
 }
 
-/// A route as JS sees it.
-#[derive(Serialize)]
-struct RouteView {
-    path: Vec<String>,
-    edges: Vec<(String, String)>,
-    cost: f64,
-}
-
 /// Reads the clock: the host's function, or `Date.now()`.
 pub(crate) fn read_clock(clock: Option<&Function>) -> Result<u64, ShrError> {
     let Some(f) = clock else {
@@ -164,7 +177,15 @@ impl Router {
             (config, opt_fn(options, "clock", "bad_options", "options")?)
         };
         let health = HealthBook::new(&graph, config.breaker);
-        let inner = Inner { graph, health, config, clock, runs: 0, host_changes: Vec::new() };
+        let inner = Inner {
+            graph,
+            health,
+            config,
+            clock,
+            runs: 0,
+            host_changes: Vec::new(),
+            routing: Routing::default(),
+        };
         Ok(Router { inner: Rc::new(RefCell::new(inner)) })
     }
 
@@ -283,19 +304,39 @@ impl Router {
         let from = self.node(start, g_start, "start")?;
         let to = self.node(goal, g_goal, "goal")?;
         self.advance(now);
-        let inner = self.inner.borrow();
-        let (graph, health) = (&inner.graph, &inner.health);
+        let mut inner = self.inner.borrow_mut();
+        let Inner { graph, health, routing, .. } = &mut *inner;
+        // One weight per node, then `cost x weight(target)` per edge: V weight evaluations, not E.
+        routing.node_weight.clear();
+        routing.node_weight.extend((0..graph.node_count()).map(|v| health.weight(v, now)));
+        let node_weight = &routing.node_weight;
         let weights = |e: usize| {
             let edge = graph.edge(e);
-            edge.cost * health.weight(edge.to, now)
+            edge.cost * node_weight[edge.to]
         };
-        match Dijkstra::new().route(graph, &[from], to, &weights, &mut ()) {
-            None => Ok(JsValue::NULL),
-            Some(plan) => {
-                let view = PlanView::new(graph, &plan);
-                Ok(to_js(&RouteView { path: view.nodes, edges: view.edges, cost: view.cost })?)
-            }
+        if !routing.search.route_into(graph, &[from], to, &weights, &mut (), &mut routing.plan) {
+            return Ok(JsValue::NULL);
         }
+        // Built by hand from cached id strings: a serde round trip per call costs more than the
+        // search itself on small graphs. `{path, edges, cost}` as the d.ts's `Route` says.
+        let path = js_sys::Array::new_with_length(routing.plan.nodes.len() as u32);
+        for i in 0..routing.plan.nodes.len() {
+            let v = routing.plan.nodes[i];
+            path.set(i as u32, routing.id(graph, v));
+        }
+        let edges = js_sys::Array::new_with_length(routing.plan.edges.len() as u32);
+        for i in 0..routing.plan.edges.len() {
+            let edge = *graph.edge(routing.plan.edges[i]);
+            let pair = js_sys::Array::of2(&routing.id(graph, edge.from), &routing.id(graph, edge.to));
+            edges.set(i as u32, pair.into());
+        }
+        let route = js_sys::Object::new();
+        for (key, value) in
+            [("path", JsValue::from(path)), ("edges", edges.into()), ("cost", routing.plan.cost.into())]
+        {
+            js_sys::Reflect::set(&route, &JsValue::from_str(key), &value)?;
+        }
+        Ok(route.into())
     }
 
     /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a
