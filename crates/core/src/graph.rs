@@ -30,14 +30,14 @@ pub enum Join {
     Quorum(u32),
 }
 
-/// Retry policy for transient service failures of one tool.
+/// Retry policy for transient service failures of one tool. A field left out takes the
+/// default policy's value (one retry, no backoff), the same as leaving out `retry` entirely.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RetryPolicy {
     /// Extra attempts after the first call (0 = never retry).
-    #[serde(default)]
     pub attempts: u32,
     /// Clock time to wait before each retry, multiplied by the attempt number.
-    #[serde(default)]
     pub backoff_ms: u64,
 }
 

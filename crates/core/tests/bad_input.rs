@@ -167,3 +167,17 @@ fn demoting_to_an_unknown_goal_is_refused_and_the_escalation_stays() {
     );
     assert!(matches!(s.next(2), Action::Escalate { .. }));
 }
+
+#[test]
+fn a_partial_retry_policy_keeps_the_default_attempts() {
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s","tool":false},{"id":"a","retry":{"backoff_ms":500}},{"id":"b"},{"id":"g","tool":false}],
+            "edges":[{"from":"s","to":"a"},{"from":"a","to":"b"},{"from":"b","to":"g"}],"start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    let a = g.node(g.index("a").unwrap()).retry;
+    let b = g.node(g.index("b").unwrap()).retry;
+    assert_eq!(a.attempts, b.attempts, "leaving `attempts` out is the same as leaving `retry` out");
+    assert_eq!(a.attempts, 1);
+    assert_eq!(a.backoff_ms, 500);
+}

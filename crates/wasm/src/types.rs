@@ -20,8 +20,8 @@ export interface NodeSpec {
   join?: { quorum: number };
   /**
    * Retries of transient service failures: `attempts` extra calls after the first, each
-   * `backoff_ms x retry number` later. Without `retry`: 1 attempt, no backoff; a `retry` object
-   * without `attempts` means 0 (the core's serde defaults).
+   * `backoff_ms x retry number` later. A field left out (or `retry` itself) takes the default:
+   * 1 attempt, no backoff.
    */
   retry?: { attempts?: number; backoff_ms?: number };
   /** Calls allowed per hour; the weight rises near it. */
