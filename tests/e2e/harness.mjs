@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, existsSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,6 +39,24 @@ const FLAGS = [
 
 export async function launch() {
   return chromium.launch({ executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', args: FLAGS });
+}
+
+/**
+ * Registers a test file's server and browser: started before its first test, stopped after the
+ * last. Read `env.url` and `env.browser` inside tests.
+ */
+export function useBrowser() {
+  const env = {};
+  before(async () => {
+    env.server = await serve();
+    env.url = env.server.url;
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    env.server?.stop();
+  });
+  return env;
 }
 
 /**

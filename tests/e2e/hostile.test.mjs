@@ -1,19 +1,10 @@
 // Hostile graph content in the page: markup in labels, huge graphs, duplicate ids, cycles.
 // Each is shown safely or refused with a message; none runs script or breaks the page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, shot, text, waitClass } from './harness.mjs';
+import { useBrowser, open, shot, text, waitClass } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = useBrowser();
 
 async function importGraph(page, graph) {
   await page.fill('[data-testid="graph-json"]', typeof graph === 'string' ? graph : JSON.stringify(graph));
@@ -28,7 +19,7 @@ const chain = (ids, extra = {}) => ({
 });
 
 test('markup and script in labels and ids are shown as text, never run', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   await page.evaluate(() => { window.__pwned = 0; });
   const evil = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
   await importGraph(page, chain(['s', '<b>tool</b>', 'g'], { '<b>tool</b>': { label: evil } }));
@@ -47,7 +38,7 @@ test('markup and script in labels and ids are shown as text, never run', async (
 });
 
 test('a 5,000-node graph is refused with a message naming the limit', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   const ids = Array.from({ length: 5000 }, (_, i) => `n${i}`);
   await importGraph(page, chain(ids));
   await page.waitForSelector('[data-testid="import-error"]');
@@ -57,7 +48,7 @@ test('a 5,000-node graph is refused with a message naming the limit', async () =
 });
 
 test('a 2,000-node graph is drawn and routed', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   const ids = Array.from({ length: 2000 }, (_, i) => `n${i}`);
   await importGraph(page, chain(ids));
   await page.waitForFunction(() => document.querySelectorAll('[data-node]').length === 2000, null, { timeout: 60_000 });
@@ -66,7 +57,7 @@ test('a 2,000-node graph is drawn and routed', async () => {
 });
 
 test('duplicate ids are refused, naming the id', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   const g = chain(['s', 'a', 'g']);
   g.nodes.push({ id: 'a' });
   await importGraph(page, g);
@@ -76,7 +67,7 @@ test('duplicate ids are refused, naming the id', async () => {
 });
 
 test('a cyclic graph is shown and routed', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   const g = chain(['s', 'search', 'verify', 'g']);
   g.edges.push({ from: 'verify', to: 'search', cost: 1 });
   await importGraph(page, g);

@@ -1,26 +1,17 @@
 // The visualizer in headless Chromium: the acceptance walk of issue 6, plus keyboard use,
 // the phone layout, and the time to first render. Every test asserts no console errors.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, shot, nodeClass, waitClass, text, pick } from './harness.mjs';
+import { useBrowser, open, shot, nodeClass, waitClass, text, pick } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = useBrowser();
 
 function noErrors(page) {
   assert.deepEqual(page.errors, [], 'no console errors, page errors or failed requests');
 }
 
 test('the page loads a real graph routed by shr-core', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   const nodes = await page.$$('[data-node]');
   assert.ok(nodes.length >= 10, `the customer-support graph has its 12 nodes (saw ${nodes.length})`);
   // The default scenario is S2: Stripe is down, the route goes through Razorpay.
@@ -33,7 +24,7 @@ test('the page loads a real graph routed by shr-core', async () => {
 });
 
 test('S2 routes through Razorpay; failing Stripe and Email gives Razorpay + SMS; failing Razorpay escalates once', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   await pick(page, 'S2');
   assert.match(await text(page, 'route'), /Razorpay refund/);
   await waitClass(page, 'razorpay', 'route');
@@ -71,7 +62,7 @@ test('S2 routes through Razorpay; failing Stripe and Email gives Razorpay + SMS;
 });
 
 test('the search replays step by step', async () => {
-  const page = await open(browser, `${server.url}?scenario=S1`);
+  const page = await open(env.browser, `${env.url}?scenario=S1`);
   await page.click('[data-testid="replay-restart"]');
   await page.click('[data-testid="replay-play"]'); // pause
   await page.click('[data-testid="replay-back"]');
@@ -100,7 +91,7 @@ test('the search replays step by step', async () => {
 });
 
 test('a failure replays the reroute from the old path to the new one', async () => {
-  const page = await open(browser, `${server.url}?scenario=S1`);
+  const page = await open(env.browser, `${env.url}?scenario=S1`);
   await page.selectOption('[data-testid="replay-speed"]', '1');
   await page.click('[data-node="stripe"]');
   // While the new search replays, the old route is drawn as a ghost.
@@ -113,7 +104,7 @@ test('a failure replays the reroute from the old path to the new one', async () 
 });
 
 test('a tool can be failed and restored from the keyboard', async () => {
-  const page = await open(browser, `${server.url}?scenario=S1`);
+  const page = await open(env.browser, `${env.url}?scenario=S1`);
   await page.focus('[data-node="email"]');
   await page.keyboard.press('Enter');
   await waitClass(page, 'email', 'failed');
@@ -128,7 +119,7 @@ test('a tool can be failed and restored from the keyboard', async () => {
 });
 
 test('a half-open tool is drawn differently and avoided while an alternative exists', async () => {
-  const page = await open(browser, `${server.url}?scenario=S1`);
+  const page = await open(env.browser, `${env.url}?scenario=S1`);
   await page.check('[data-testid="mode-probe"]');
   await page.click('[data-node="stripe"]');
   await waitClass(page, 'stripe', 'probing');
@@ -139,7 +130,7 @@ test('a half-open tool is drawn differently and avoided while an alternative exi
 });
 
 test('a malformed graph JSON shows an error and the page keeps working', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   await page.fill('[data-testid="graph-json"]', '{"nodes": [ {"id": "a"}, ');
   await page.click('[data-testid="import"]');
   await page.waitForSelector('[data-testid="import-error"]');
@@ -158,7 +149,7 @@ test('a malformed graph JSON shows an error and the page keeps working', async (
 });
 
 test('export then import round-trips the graph', async () => {
-  const page = await open(browser, `${server.url}?scenario=T1`);
+  const page = await open(env.browser, `${env.url}?scenario=T1`);
   await page.click('[data-testid="export"]');
   const json = await page.inputValue('[data-testid="graph-json"]');
   assert.match(json, /"flight"/);
@@ -170,7 +161,7 @@ test('export then import round-trips the graph', async () => {
 });
 
 test('a shared URL opens the same state', async () => {
-  const page = await open(browser, `${server.url}?scenario=S1&down=stripe,email`);
+  const page = await open(env.browser, `${env.url}?scenario=S1&down=stripe,email`);
   assert.equal(await page.inputValue('[data-testid="scenario"]'), 'S1');
   await waitClass(page, 'stripe', 'failed');
   await waitClass(page, 'email', 'failed');
@@ -181,7 +172,7 @@ test('a shared URL opens the same state', async () => {
 });
 
 test('the phone layout fits 390x844 without sideways scrolling', async () => {
-  const page = await open(browser, `${server.url}?scenario=M4`, { width: 390, height: 844 });
+  const page = await open(env.browser, `${env.url}?scenario=M4`, { width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `no horizontal overflow (${overflow}px)`);
   const box = await page.locator('[data-testid="graph"]').boundingBox();
@@ -191,7 +182,7 @@ test('the phone layout fits 390x844 without sideways scrolling', async () => {
 });
 
 test('time to first render on localhost', async () => {
-  const page = await open(browser, server.url);
+  const page = await open(env.browser, env.url);
   const ms = await page.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const mark = performance.getEntriesByName('first-contentful-paint')[0];
@@ -207,7 +198,7 @@ test('time to first render on localhost', async () => {
 });
 
 test('S4: picking the escalation in the log shows the risk monitor winning', async () => {
-  const page = await open(browser, `${server.url}?scenario=S4`);
+  const page = await open(env.browser, `${env.url}?scenario=S4`);
   assert.equal(await text(page, 'escalation-reason'), 'risk');
   await page.click('[data-testid="events"] li[data-event="Escalated"] button');
   await page.waitForSelector('[data-testid="monitor-risk"].winner');
@@ -219,7 +210,7 @@ test('S4: picking the escalation in the log shows the risk monitor winning', asy
 });
 
 test('S6: the static workflow claims success with a step missing; SHR does not', async () => {
-  const page = await open(browser, `${server.url}?scenario=S6`);
+  const page = await open(env.browser, `${env.url}?scenario=S6`);
   assert.match(await text(page, 'silent-static'), /yes/);
   assert.equal(await text(page, 'silent-shr'), 'no');
   assert.match(await text(page, 'row-shr'), /✓ yes/);
@@ -228,7 +219,7 @@ test('S6: the static workflow claims success with a step missing; SHR does not',
 });
 
 test('a cyclic workflow shows visit counts and the edges taken back', async () => {
-  const page = await open(browser, `${server.url}?scenario=cyclic:search_verify&p=0&seed=1`);
+  const page = await open(env.browser, `${env.url}?scenario=cyclic:search_verify&p=0&seed=1`);
   assert.equal(await page.inputValue('[data-testid="scenario"]'), 'cyclic:search_verify');
   // The mock world hides the object in the first or second place: find a seed that needs a revisit.
   let found = false;

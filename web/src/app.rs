@@ -291,18 +291,8 @@ fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
             <Show when=move || !cyclic() fallback=move || view! { <CyclicControls /> }>
                 <fieldset class="mode">
                     <legend>"Clicking a tool"</legend>
-                    <label>
-                        <input type="radio" name="mode" data-testid="mode-fail"
-                            prop:checked=move || page.mode.get() == ClickMode::Fail
-                            on:change=move |_| page.mode.set(ClickMode::Fail) />
-                        " fails / restores it"
-                    </label>
-                    <label>
-                        <input type="radio" name="mode" data-testid="mode-probe"
-                            prop:checked=move || page.mode.get() == ClickMode::Probe
-                            on:change=move |_| page.mode.set(ClickMode::Probe) />
-                        " sets it half-open (probing)"
-                    </label>
+                    <ModeChoice mode=ClickMode::Fail testid="mode-fail" text=" fails / restores it" />
+                    <ModeChoice mode=ClickMode::Probe testid="mode-probe" text=" sets it half-open (probing)" />
                 </fieldset>
             </Show>
         </div>
@@ -310,6 +300,20 @@ fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
         <Show when=explicit>
             <p class="note">"Your clicks set the failures: every failed tool is down from the start of the run."</p>
         </Show>
+    }
+}
+
+/// One choice of what a click on a tool does.
+#[component]
+fn ModeChoice(mode: ClickMode, testid: &'static str, text: &'static str) -> impl IntoView {
+    let page = expect_context::<Page>();
+    view! {
+        <label>
+            <input type="radio" name="mode" data-testid=testid
+                prop:checked=move || page.mode.get() == mode
+                on:change=move |_| page.mode.set(mode) />
+            {text}
+        </label>
     }
 }
 
