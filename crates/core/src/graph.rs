@@ -231,6 +231,11 @@ pub struct ToolGraph {
     start: NodeIx,
     goal: NodeIx,
     warnings: Vec<Problem>,
+    /// Per node: the quorum of its join, 0 for `Join::Any`. Routing reads this on every
+    /// relaxation; a compact array keeps it in cache where the `Node` structs would not be.
+    quorum: Vec<u32>,
+    /// The nodes with a quorum join, in index order.
+    joins: Vec<NodeIx>,
 }
 
 impl ToolGraph {
@@ -429,6 +434,14 @@ impl ToolGraph {
 
         let (out_start, out_edges) = adjacency(n, &edges, |e| (e.from, e.to));
         let (in_start, in_edges) = adjacency(n, &edges, |e| (e.to, e.from));
+        let quorum: Vec<u32> = nodes
+            .iter()
+            .map(|node| match node.join {
+                Join::Any => 0,
+                Join::Quorum(k) => k,
+            })
+            .collect();
+        let joins = (0..n).filter(|&v| quorum[v] > 0).collect();
         let mut graph = ToolGraph {
             spec,
             nodes,
@@ -442,6 +455,8 @@ impl ToolGraph {
             start,
             goal,
             warnings: Vec::new(),
+            quorum,
+            joins,
         };
         if !graph.reachable(start, goal) {
             let id = graph.nodes[goal].id.clone();
@@ -452,6 +467,17 @@ impl ToolGraph {
             });
         }
         Ok(graph)
+    }
+
+    /// The quorum of `v`'s join: 0 for a plain node (`Join::Any`), k for `Join::Quorum(k)`.
+    #[inline]
+    pub fn quorum(&self, v: NodeIx) -> u32 {
+        self.quorum[v]
+    }
+
+    /// The nodes with a quorum join.
+    pub fn join_nodes(&self) -> &[NodeIx] {
+        &self.joins
     }
 
     /// The description this graph was built from (for export and round trips).

@@ -181,3 +181,21 @@ fn a_partial_retry_policy_keeps_the_default_attempts() {
     assert_eq!(a.attempts, 1);
     assert_eq!(a.backoff_ms, 500);
 }
+
+#[test]
+fn a_negative_weight_from_a_custom_weight_function_is_unusable_not_taken() {
+    use shr_core::algo::Dijkstra;
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s","tool":false},{"id":"a"},{"id":"b"},{"id":"g","tool":false}],
+            "edges":[{"from":"s","to":"a","cost":1},{"from":"s","to":"b","cost":5},
+                     {"from":"a","to":"g","cost":1},{"from":"b","to":"g","cost":1}],"start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    let a = g.index("a").unwrap();
+    // A host's weight function that goes negative into `a`: Dijkstra cannot honour it, so the
+    // edge is skipped like a failed tool's, and the plan goes through `b`.
+    let weights = |e: usize| if g.edge(e).to == a { -3.0 } else { g.edge(e).cost };
+    let plan = Dijkstra::new().route(&g, &[g.start()], g.goal(), &weights, &mut ()).unwrap();
+    assert_eq!(plan.ids(&g), ["s", "b", "g"]);
+    assert_eq!(plan.cost, 6.0);
+}

@@ -5,7 +5,7 @@
 //!
 //! Complexity: O((V + E) log V) with a binary heap, plus O(k) per relaxation into a quorum join.
 //! Ties are broken by node index, so the same inputs always give the same plan. Weights come from
-//! an [`EdgeWeight`]; an infinite (or NaN) weight means "unusable" and the edge is skipped.
+//! an [`EdgeWeight`]; an infinite, NaN or negative weight means "unusable" and the edge is skipped.
 //! Scratch buffers live in [`Dijkstra`] and are reused: routing again on a graph of the same
 //! size allocates nothing.
 //!
@@ -26,9 +26,9 @@ use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use crate::graph::{Join, NodeIx, ToolGraph};
+use crate::graph::{NodeIx, ToolGraph};
 
-/// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite = unusable.
+/// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite, NaN or negative = unusable.
 pub trait EdgeWeight {
     fn weight(&self, edge: usize) -> f64;
 
@@ -142,7 +142,6 @@ pub struct Dijkstra {
     mark: Vec<bool>,
     source: Vec<bool>,
     order: Vec<u32>,
-    size_for: usize,
 }
 
 // A newtype so the derive(Debug) above does not need Entry: Debug noise in docs.
@@ -162,7 +161,7 @@ impl Dijkstra {
 
     fn prepare(&mut self, graph: &ToolGraph) {
         let n = graph.node_count();
-        if self.size_for != n || self.dist.len() != n {
+        if self.dist.len() != n {
             self.dist = alloc::vec![f64::INFINITY; n];
             self.pred = alloc::vec![NONE; n];
             self.settled = alloc::vec![false; n];
@@ -171,14 +170,6 @@ impl Dijkstra {
             self.order = alloc::vec![NONE; n];
             self.join_at = alloc::vec![NONE; n];
             self.join_len = alloc::vec![0; n];
-            self.join_vals.clear();
-            for (v, node) in graph.nodes().iter().enumerate() {
-                if let Join::Quorum(k) = node.join {
-                    self.join_at[v] = self.join_vals.len() as u32;
-                    self.join_vals.extend(core::iter::repeat_n((f64::INFINITY, NONE), k as usize));
-                }
-            }
-            self.size_for = n;
         } else {
             self.dist.fill(f64::INFINITY);
             self.pred.fill(NONE);
@@ -186,7 +177,18 @@ impl Dijkstra {
             self.mark.fill(false);
             self.source.fill(false);
             self.order.fill(NONE);
+            self.join_at.fill(NONE);
             self.join_len.fill(0);
+        }
+        // The join layout belongs to the graph, not to its size: a search state reused on another
+        // graph with as many nodes must not keep the last graph's joins (found by fuzzing: a
+        // quorum node with no slots indexed the buffer at NONE). Laid out again on every search,
+        // O(joins); once the buffer is large enough it allocates nothing.
+        self.join_vals.clear();
+        for &v in graph.join_nodes() {
+            let k = graph.quorum(v);
+            self.join_at[v] = self.join_vals.len() as u32;
+            self.join_vals.extend(core::iter::repeat_n((f64::INFINITY, NONE), k as usize));
         }
         self.heap.clear();
         self.stack.clear();
@@ -325,13 +327,15 @@ impl Dijkstra {
         if self.settled[v] {
             return;
         }
-        if w.is_nan() || w == f64::INFINITY {
+        // Unusable: infinite (a failed tool), NaN, or negative (Dijkstra's invariant needs w >= 0;
+        // validated costs and health weights never are, a custom `EdgeWeight` might be).
+        if !(0.0..f64::INFINITY).contains(&w) {
             observer.skipped(e, u, v);
             return;
         }
         let offer = dist + w;
-        let tentative = match graph.node(v).join {
-            Join::Any => {
+        let tentative = match graph.quorum(v) {
+            0 => {
                 let improved = offer < self.dist[v];
                 if improved {
                     self.pred[v] = tag;
@@ -339,7 +343,7 @@ impl Dijkstra {
                 observer.relaxed(e, u, v, offer, improved);
                 offer
             }
-            Join::Quorum(k) => {
+            k => {
                 let sum = self.offer_join(v, k as usize, offer, tag);
                 observer.relaxed(e, u, v, offer, sum < self.dist[v]);
                 sum
@@ -397,12 +401,12 @@ impl Dijkstra {
             if self.source[v] {
                 continue;
             }
-            let feed: &[(f64, u32)] = match graph.node(v).join {
-                Join::Quorum(k) => {
+            let feed: &[(f64, u32)] = match graph.quorum(v) {
+                0 => &[],
+                k => {
                     let at = self.join_at[v] as usize;
                     &self.join_vals[at..at + k as usize]
                 }
-                Join::Any => &[],
             };
             let mut push_edge = |tag: u32, stack: &mut Vec<NodeIx>, mark: &mut Vec<bool>| {
                 if tag == NONE {
