@@ -248,3 +248,39 @@ test('a cyclic workflow shows visit counts and the edges taken back', async () =
   await shot(page, 'cyclic');
   noErrors(page);
 });
+
+test('a ToolMaze perturbation: validators catch wrong data and SHR reroutes; without them it is accepted', async () => {
+  const page = await open(env.browser, `${env.url}?scenario=perturb:C1&seed=1&mode=P4&validators=1`);
+  assert.equal(await page.inputValue('[data-testid="scenario"]'), 'perturb:C1');
+  const target = new URL(page.url()).searchParams.get('target');
+  await waitClass(page, target, 'perturbed');
+  const log = await text(page, 'events');
+  assert.match(log, new RegExp(`${target} failed \\(Service, implicit: its output failed a validator\\)`));
+  assert.equal(await text(page, 'llm-shr'), await page.evaluate(() => {
+    // An implicit-permanent failure either reroutes (LLM 0) or escalates when no substitute exists (1).
+    return document.querySelector('[data-testid="escalation"]') ? '1' : '0';
+  }));
+  assert.match(await text(page, 'row-shr'), /✓ yes/, 'recovered: clean data, or an explicit escalation');
+  await shot(page, 'perturb');
+
+  // The ablation: no validators, the wrong data is accepted and nothing fails.
+  await page.uncheck('[data-testid="perturb-validators"]');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('validators') === '0');
+  assert.doesNotMatch(await text(page, 'events'), /implicit/);
+  assert.match(await text(page, 'row-shr'), /✗ no/);
+
+  // Clicking another tool perturbs it instead; P1 is retried, no LLM.
+  await page.check('[data-testid="perturb-validators"]');
+  await page.selectOption('[data-testid="perturb-mode"]', 'P1');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('mode') === 'P1');
+  // A tool the run completes, other than the first target: it will be called, fail once, be retried.
+  const other = await page.evaluate((t) => [...document.querySelectorAll('[data-node][role="button"].ran')]
+    .map((n) => n.getAttribute('data-node')).find((id) => id !== t), target);
+  assert.ok(other, 'the run completed some other tool');
+  await page.click(`[data-node="${other}"]`);
+  await waitClass(page, other, 'perturbed');
+  assert.equal(new URL(page.url()).searchParams.get('target'), other);
+  assert.match(await text(page, 'events'), new RegExp(`retry ${other} \\(attempt 2\\)`));
+  assert.equal(await text(page, 'llm-shr'), '0');
+  noErrors(page);
+});

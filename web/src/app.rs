@@ -6,7 +6,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use shr_core::algo::Plan;
 use shr_core::cyclic::{self, CyclicExample};
+use shr_core::perturb::{self, Complexity, Mode};
 use shr_core::scenario::{self, Scenario};
+use shr_core::ToolGraph;
 
 use crate::graph_view::GraphView;
 use crate::io::ImportExport;
@@ -50,6 +52,13 @@ pub struct Page {
 impl Page {
     /// Fails / restores (or sets probing / closes) a tool, and replays the reroute.
     pub fn click_tool(&self, id: &str) {
+        if let Some(Source::Perturb { task, graph, mode, validators, seed, .. }) = self
+            .setup
+            .with_untracked(|s| matches!(s.source, Source::Perturb { .. }).then(|| s.source.clone()))
+        {
+            self.show(Source::Perturb { task, graph, target: id.to_string(), mode, validators, seed });
+            return;
+        }
         if !self.setup.with_untracked(|s| s.source.takes_failures()) {
             return;
         }
@@ -83,23 +92,12 @@ impl Page {
         self.replay.restart();
     }
 
-    /// Shows a scenario of the pack (its own failures).
-    pub fn pick(&self, scenario: Arc<Scenario>) {
+    /// Shows a source as given: a scenario with its own failures, a cyclic workflow, a
+    /// perturbation.
+    pub fn show(&self, source: Source) {
         self.ghost.set(None);
         self.picked.set(None);
-        self.setup.set(Setup { source: Source::Pack(scenario), down: None, probing: Vec::new() });
-        self.replay.finish();
-    }
-
-    /// Shows a cyclic workflow with a redirect probability and a seed.
-    pub fn pick_cyclic(&self, example: Arc<CyclicExample>, p: f64, seed: u64) {
-        self.ghost.set(None);
-        self.picked.set(None);
-        self.setup.set(Setup {
-            source: Source::Cyclic { example, p, seed },
-            down: None,
-            probing: Vec::new(),
-        });
+        self.setup.set(Setup { source, down: None, probing: Vec::new() });
         self.replay.finish();
     }
 
@@ -124,15 +122,52 @@ pub struct Library {
 }
 
 impl Library {
-    /// The source a picker or URL id names: `S2`, or `cyclic:search_verify` with `p` and `seed`.
-    fn source(&self, id: &str, p: f64, seed: u64) -> Option<Source> {
+    /// The source a picker or URL id names: `S2`; `cyclic:search_verify` with `p` and `seed`;
+    /// `perturb:C2` with `seed`, `mode`, `target`, `validators`. Missing parameters take defaults.
+    fn source(&self, id: &str, params: &url::Shared) -> Option<Source> {
+        let seed = params.seed.unwrap_or(1);
         if let Some(name) = id.strip_prefix("cyclic:") {
             let example = self.cyclic.iter().find(|e| e.id == name)?.clone();
-            return Some(Source::Cyclic { example, p, seed });
+            return Some(Source::Cyclic { example, p: params.p.unwrap_or(0.25), seed });
+        }
+        if let Some(c) = id.strip_prefix("perturb:") {
+            let complexity = COMPLEXITIES.iter().find(|(_, name, _)| *name == c)?.0;
+            let task = perturb::generate(complexity, seed);
+            let validators = params.validators.unwrap_or(true);
+            let mut spec = task.spec.clone();
+            if !validators {
+                spec.nodes.iter_mut().for_each(|n| n.validators.clear());
+            }
+            let graph = ToolGraph::from_spec(spec).ok()?;
+            let target = params
+                .target
+                .clone()
+                .filter(|t| graph.index(t).is_some_and(|v| graph.node(v).tool))
+                .unwrap_or_else(|| task.victim.clone());
+            let mode =
+                MODES.iter().find(|m| Some(format!("{m:?}")) == params.mode).copied().unwrap_or(Mode::P3);
+            return Some(Source::Perturb {
+                task: Arc::new(task),
+                graph: Arc::new(graph),
+                target,
+                mode,
+                validators,
+                seed,
+            });
         }
         self.pack.iter().find(|s| s.id.eq_ignore_ascii_case(id)).cloned().map(Source::Pack)
     }
 }
+
+/// The ToolMaze complexities the picker offers: (complexity, id suffix, description).
+const COMPLEXITIES: [(Complexity, &str, &str); 4] = [
+    (Complexity::C1, "C1", "C1: one chain of three stages"),
+    (Complexity::C2, "C2", "C2: a chain ending in a single action"),
+    (Complexity::C3, "C3", "C3: two branches joined"),
+    (Complexity::C4, "C4", "C4: three branches joined"),
+];
+
+const MODES: [Mode; 5] = [Mode::P1, Mode::P2, Mode::P3, Mode::P4, Mode::NP];
 
 /// The initial setup: the URL's scenario and failures, or S2 (a reroute is the first thing worth
 /// seeing). Unknown ids in the URL are dropped rather than failing the page.
@@ -141,8 +176,8 @@ fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
     let source = shared
         .scenario
         .as_deref()
-        .and_then(|id| library.source(id, shared.p.unwrap_or(0.25), shared.seed.unwrap_or(1)))
-        .or_else(|| library.source("S2", 0.0, 0))
+        .and_then(|id| library.source(id, &shared))
+        .or_else(|| library.source("S2", &shared))
         .unwrap_or_else(|| Source::Pack(first.clone()));
     let graph = source.graph().clone();
     let known = |ids: Vec<String>| -> Vec<String> {
@@ -197,6 +232,14 @@ pub fn App() -> impl IntoView {
                 seed: Some(*seed),
                 ..Default::default()
             },
+            Source::Perturb { target, mode, validators, seed, .. } => url::Shared {
+                scenario: Some(s.source.id()),
+                seed: Some(*seed),
+                mode: Some(format!("{mode:?}")),
+                target: Some(target.clone()),
+                validators: Some(*validators),
+                ..Default::default()
+            },
             Source::Imported(_) => url::Shared::default(),
         };
         url::write(&shared);
@@ -245,10 +288,8 @@ fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
     let selected = move || page.setup.with(|s| s.source.id());
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
-        match library.with_value(|l| l.source(&id, 0.25, 1)) {
-            Some(Source::Pack(sc)) => page.pick(sc),
-            Some(Source::Cyclic { example, p, seed }) => page.pick_cyclic(example, p, seed),
-            _ => {}
+        if let Some(source) = library.with_value(|l| l.source(&id, &url::Shared::default())) {
+            page.show(source);
         }
     };
     let option = move |id: String, text: String| {
@@ -279,16 +320,27 @@ fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
     });
     let description = move || page.setup.with(|s| s.source.description());
     let explicit = move || page.setup.with(|s| s.down.is_some() && s.source.is_pack());
-    let cyclic = move || page.setup.with(|s| matches!(s.source, Source::Cyclic { .. }));
+    let kind = move || {
+        page.setup.with(|s| match s.source {
+            Source::Cyclic { .. } => 1,
+            Source::Perturb { .. } => 2,
+            _ => 0,
+        })
+    };
     view! {
         <div class="picker">
             <label for="scenario">"Scenario "</label>
             <select id="scenario" data-testid="scenario" on:change=on_change prop:value=selected>
                 {groups}
                 <optgroup label="Cyclic workflows (seed 004)">{cyclic_options}</optgroup>
+                <optgroup label="ToolMaze perturbations (seed 002)">
+                    {COMPLEXITIES.iter().map(|(_, c, text)| option(format!("perturb:{c}"), text.to_string())).collect_view()}
+                </optgroup>
                 <option value="custom" disabled=true selected=move || selected() == "custom">"Imported graph"</option>
             </select>
-            <Show when=move || !cyclic() fallback=move || view! { <CyclicControls /> }>
+            <Show when=move || kind() == 1><CyclicControls /></Show>
+            <Show when=move || kind() == 2><PerturbControls library=library /></Show>
+            <Show when=move || kind() == 0>
                 <fieldset class="mode">
                     <legend>"Clicking a tool"</legend>
                     <ModeChoice mode=ClickMode::Fail testid="mode-fail" text=" fails / restores it" />
@@ -329,7 +381,7 @@ fn CyclicControls() -> impl IntoView {
     };
     let set = move |p: Option<f64>, seed: Option<u64>| {
         if let Some((example, p0, seed0)) = current() {
-            page.pick_cyclic(example, p.unwrap_or(p0), seed.unwrap_or(seed0));
+            page.show(Source::Cyclic { example, p: p.unwrap_or(p0), seed: seed.unwrap_or(seed0) });
         }
     };
     let p_text = move || current().map(|(_, p, _)| p.to_string()).unwrap_or_default();
@@ -353,6 +405,61 @@ fn CyclicControls() -> impl IntoView {
     }
 }
 
+/// A perturbation's mode, validators switch and task seed. A click on a tool chooses the target.
+#[component]
+fn PerturbControls(library: StoredValue<Library>) -> impl IntoView {
+    let page = expect_context::<Page>();
+    let params = move || {
+        page.setup.with(|s| match &s.source {
+            Source::Perturb { target, mode, validators, seed, .. } => Some((
+                s.source.id(),
+                url::Shared {
+                    seed: Some(*seed),
+                    mode: Some(format!("{mode:?}")),
+                    target: Some(target.clone()),
+                    validators: Some(*validators),
+                    ..Default::default()
+                },
+            )),
+            _ => None,
+        })
+    };
+    let change = move |f: &dyn Fn(&mut url::Shared)| {
+        if let Some((id, mut shared)) = params() {
+            f(&mut shared);
+            if let Some(source) = library.with_value(|l| l.source(&id, &shared)) {
+                page.show(source);
+            }
+        }
+    };
+    let mode = move || params().and_then(|(_, p)| p.mode).unwrap_or_default();
+    let validators = move || params().and_then(|(_, p)| p.validators).unwrap_or(true);
+    let seed = move || params().and_then(|(_, p)| p.seed).unwrap_or(0);
+    view! {
+        <div class="mode cyclic-controls">
+            <label>
+                "mode "
+                <select data-testid="perturb-mode" prop:value=mode
+                    on:change=move |ev| { let m = event_target_value(&ev); change(&|p| p.mode = Some(m.clone())) }>
+                    {MODES.iter().map(|m| {
+                        let v = format!("{m:?}");
+                        let v2 = v.clone();
+                        view! { <option value=v.clone() selected=move || mode() == v2>{format!("{v}: {}", m.describe())}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>
+                <input type="checkbox" data-testid="perturb-validators" prop:checked=validators
+                    on:change=move |_| { let on = !validators(); change(&|p| p.validators = Some(on)) } />
+                " validators"
+            </label>
+            <button data-testid="perturb-next" on:click=move |_| { let s = seed().wrapping_add(1); change(&|p| { p.seed = Some(s); p.target = None; }) }>
+                {move || format!("Next task (seed {})", seed())}
+            </button>
+        </div>
+    }
+}
+
 /// What the shapes, colours and icons mean (icons and dashes too, not colour alone).
 #[component]
 fn Legend() -> impl IntoView {
@@ -366,6 +473,7 @@ fn Legend() -> impl IntoView {
             <li><span class="swatch settled"></span>"settled by the search"</li>
             <li><span class="swatch frontier"></span>"on the frontier"</li>
             <li><span class="swatch revisit">"↺×n"</span>"edge taken back to a visited tool"</li>
+            <li><span class="swatch perturbed">"⚡"</span>"perturbed (ToolMaze P1-P4)"</li>
         </ul>
     }
 }

@@ -27,6 +27,7 @@ fn state_class(s: ToolState) -> &'static str {
         ToolState::Healthy => "healthy",
         ToolState::Failed => "failed",
         ToolState::Probing => "probing",
+        ToolState::Perturbed => "perturbed",
     }
 }
 
@@ -61,6 +62,10 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
         (y1 - y0) + 2.0 * (HALF_H + pad)
     );
     let ran_nodes = view.run_nodes();
+    let perturbation = page.setup.with_untracked(|s| match &s.source {
+        crate::model::Source::Perturb { mode, .. } => Some(format!("{mode:?} {}", mode.describe())),
+        _ => None,
+    });
     // Visit counts matter once the run went back somewhere (a cyclic workflow); then every
     // completed tool shows its count.
     let show_visits = !view.revisits.is_empty() || view.visits.iter().any(|&c| c > 1);
@@ -177,12 +182,16 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
             let icon = match state {
                 ToolState::Failed => "✕",
                 ToolState::Probing => "◐",
+                ToolState::Perturbed => "⚡",
                 _ if ran => "✓",
                 _ => "",
             };
             let visits = view.visits[v];
             let visit_text = (show_visits && visits > 0).then(|| format!("{visits} visit{}", if visits == 1 { "" } else { "s" }));
-            let strikes = view.fails_after[v].filter(|&n| n > 0).map(|n| format!("fails after {n} calls"));
+            let strikes = match state {
+                ToolState::Perturbed => perturbation.clone(),
+                _ => view.fails_after[v].filter(|&n| n > 0).map(|n| format!("fails after {n} calls")),
+            };
             let lines = label_lines(&node.label, 17);
             let n_lines = lines.len() as f64;
             let texts = lines
@@ -199,6 +208,7 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
                 ToolState::Healthy => "healthy",
                 ToolState::Failed => "failed",
                 ToolState::Probing => "half-open",
+                ToolState::Perturbed => "perturbed",
             };
             let aria = format!("{} ({status}{})", node.label, if ran { ", completed" } else { "" });
             let shape = if node.tool {

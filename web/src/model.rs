@@ -8,8 +8,9 @@ use shr_core::algo::{Dijkstra, Plan, Trace, TraceStep};
 use shr_core::cyclic::{self, CyclicExample};
 use shr_core::event::{Event, EventKind};
 use shr_core::health::BreakerState;
-use shr_core::scenario::{self, Executor, FailureSpec, RunReport, Scenario};
-use shr_core::session::Status;
+use shr_core::perturb::{self, FaultProfile, GeneratedTask, Mode};
+use shr_core::scenario::{self, EscalationRecord, Executor, FailureSpec, RunReport, Scenario};
+use shr_core::session::{Outcome, Status};
 use shr_core::{BreakerConfig, HealthBook, NodeIx, ToolGraph};
 
 /// Where the graph comes from.
@@ -22,6 +23,16 @@ pub enum Source {
     /// A cyclic workflow of seed 004 in its mock world, with control-flow faults: with
     /// probability `p` a step is redirected to a random other tool (seeded).
     Cyclic { example: Arc<CyclicExample>, p: f64, seed: u64 },
+    /// A generated ToolMaze task (seed 002) with one tool perturbed in mode P1-P4; `graph` is the
+    /// task's graph with its validators, or without them (the ablation).
+    Perturb {
+        task: Arc<GeneratedTask>,
+        graph: Arc<ToolGraph>,
+        target: String,
+        mode: Mode,
+        validators: bool,
+        seed: u64,
+    },
 }
 
 impl Source {
@@ -29,6 +40,7 @@ impl Source {
         match self {
             Source::Pack(s) | Source::Imported(s) => &s.graph,
             Source::Cyclic { example, .. } => &example.graph,
+            Source::Perturb { graph, .. } => graph,
         }
     }
 
@@ -38,6 +50,7 @@ impl Source {
             Source::Pack(s) => s.id.clone(),
             Source::Imported(_) => "custom".into(),
             Source::Cyclic { example, .. } => format!("cyclic:{}", example.id),
+            Source::Perturb { task, .. } => format!("perturb:{:?}", task.complexity),
         }
     }
 
@@ -50,6 +63,14 @@ impl Source {
                  Control-flow faults redirect a step with probability {p} (seed {seed}).",
                 example.graph.spec().name.clone().unwrap_or_else(|| example.id.to_string())
             ),
+            Source::Perturb { task, target, mode, validators, .. } => format!(
+                "ToolMaze task {} ({} tools): {target} is perturbed {mode:?} ({}), validators {}. \
+                 Click another tool to perturb it instead.",
+                task.id,
+                task.spec.nodes.iter().filter(|n| n.tool).count(),
+                mode.describe(),
+                if *validators { "on" } else { "off (the ablation)" }
+            ),
         }
     }
 
@@ -57,7 +78,7 @@ impl Source {
     pub fn failures(&self) -> &[FailureSpec] {
         match self {
             Source::Pack(s) | Source::Imported(s) => &s.failures,
-            Source::Cyclic { .. } => &[],
+            Source::Cyclic { .. } | Source::Perturb { .. } => &[],
         }
     }
 
@@ -65,9 +86,10 @@ impl Source {
         matches!(self, Source::Pack(_))
     }
 
-    /// Whether clicking tools changes the run (a cyclic workflow's mock world ignores failures).
+    /// Whether clicking tools fails them (a cyclic workflow's mock world ignores failures; in a
+    /// perturbation a click chooses the perturbed tool instead).
     pub fn takes_failures(&self) -> bool {
-        !matches!(self, Source::Cyclic { .. })
+        matches!(self, Source::Pack(_) | Source::Imported(_))
     }
 }
 
@@ -90,6 +112,8 @@ pub enum ToolState {
     Failed,
     /// Breaker half-open: a probe may go through, at a high but finite weight.
     Probing,
+    /// The target of a ToolMaze perturbation (it fails or lies, per its mode).
+    Perturbed,
 }
 
 /// Everything derived from a [`Setup`].
@@ -145,6 +169,8 @@ impl View {
             .map(|v| {
                 if !graph.node(v).tool {
                     ToolState::Waypoint
+                } else if matches!(&setup.source, Source::Perturb { target, .. } if graph.index(target) == Some(v)) {
+                    ToolState::Perturbed
                 } else if is_down(v) {
                     ToolState::Failed
                 } else if is_probing(v) {
@@ -186,11 +212,29 @@ impl View {
             }
             Source::Cyclic { example, p, seed } => {
                 let run = cyclic::run(example, *p, *seed);
-                let shr = cyclic_report(example.id, &run);
-                let mut react = shr.clone();
-                react.executor = Executor::React;
-                react.llm_calls = scenario::react_llm_calls(&run.events);
-                react.recoveries = 0;
+                let shr = session_report(
+                    example.id,
+                    run.outcome.as_ref(),
+                    &run.events,
+                    &run.escalations,
+                    run.tool_calls,
+                    run.success,
+                );
+                let react = react_of(&shr);
+                (shr, react, None)
+            }
+            Source::Perturb { task, target, mode, validators, .. } => {
+                let fault = FaultProfile { target: target.clone(), mode: *mode };
+                let run = perturb::run_fault(task, &fault, *validators);
+                let shr = session_report(
+                    &task.id,
+                    run.outcome.as_ref(),
+                    &run.events,
+                    &run.escalations,
+                    run.flags.tool_calls,
+                    run.flags.recovered,
+                );
+                let react = react_of(&shr);
                 (shr, react, None)
             }
         };
@@ -229,26 +273,43 @@ impl View {
     }
 }
 
-/// A cyclic run as a report, so the panels show it like any other run. There is no expected
-/// outcome to judge against: `correct` says whether the goal was reached.
-fn cyclic_report(id: &str, run: &cyclic::CyclicRun) -> RunReport {
-    let o = run.outcome.as_ref();
+/// A run outside the scenario pack as a report, so the panels show it like any other run.
+/// There is no expected outcome: `correct` is the run's own verdict (goal reached for a cyclic
+/// workflow; recovered, in seed 002's sense, for a perturbation).
+fn session_report(
+    id: &str,
+    outcome: Option<&Outcome>,
+    events: &[Event],
+    escalations: &[EscalationRecord],
+    tool_calls: u32,
+    correct: bool,
+) -> RunReport {
     RunReport {
         scenario: id.to_string(),
         executor: Executor::Shr,
-        status: o.map_or(Status::Escalated, |o| o.status),
-        goal: o.map(|o| o.goal.clone()).unwrap_or_default(),
-        path: o.map(|o| o.path.clone()).unwrap_or_default(),
-        llm_calls: o.map_or(0, |o| o.llm_calls),
-        tool_calls: run.tool_calls,
-        recoveries: o.map_or(0, |o| o.reroutes),
+        status: outcome.map_or(Status::Escalated, |o| o.status),
+        goal: outcome.map(|o| o.goal.clone()).unwrap_or_default(),
+        path: outcome.map(|o| o.path.clone()).unwrap_or_default(),
+        llm_calls: outcome.map_or(0, |o| o.llm_calls),
+        tool_calls,
+        recoveries: outcome.map_or(0, |o| o.reroutes),
         classifiers_lost: 0,
         silent_failure: false,
-        correct: run.success,
+        correct,
         problems: Vec::new(),
-        escalations: run.escalations.clone(),
-        events: run.events.clone(),
+        escalations: escalations.to_vec(),
+        events: events.to_vec(),
     }
+}
+
+/// The ReAct baseline on the same actions: an LLM call per decision (its cost model in shr-core).
+fn react_of(shr: &RunReport) -> RunReport {
+    let mut react = shr.clone();
+    react.executor = Executor::React;
+    react.llm_calls = scenario::react_llm_calls(&shr.events);
+    react.recoveries = 0;
+    react.events.clear();
+    react
 }
 
 /// Completions per node, and the edges taken back into already visited nodes: from the order

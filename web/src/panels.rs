@@ -8,7 +8,7 @@ use shr_core::scenario::RunReport;
 use shr_core::session::{Decision, Status};
 
 use crate::app::Page;
-use crate::model::num;
+use crate::model::{num, Source};
 
 /// The route now, or why there is none.
 #[component]
@@ -53,7 +53,12 @@ pub fn Counters() -> impl IntoView {
         let v = page.view.get().0;
         // The expected outcome belongs to the scenario's own failures; after clicks, only the
         // mechanism-based checks (silent failure) still apply.
-        let judged = page.setup.with(|s| s.source.is_pack() && s.down.is_none());
+        let judged = page.setup.with(|s| match s.source {
+            Source::Pack(_) => s.down.is_none(),
+            Source::Imported(_) => false,
+            // Their own verdicts: goal reached (cyclic), recovered in seed 002's sense (perturbation).
+            Source::Cyclic { .. } | Source::Perturb { .. } => true,
+        });
         let mut rows = vec![
             ("shr", "Self-Healing Router", Some(v.shr.clone())),
             ("react", "ReAct", Some(v.react.clone())),
@@ -304,7 +309,14 @@ fn log_line(e: &EventKind) -> Option<(&'static str, String)> {
         EventKind::ToolSucceeded { tool, latency_ms } => {
             ("ok", format!("{tool} succeeded in {} ms", num(*latency_ms)))
         }
-        EventKind::ToolFailed { tool, message, .. } => ("failed", format!("{tool} failed: {message}")),
+        EventKind::ToolFailed { tool, message, implicit, transient, category, .. } => {
+            let kind = match (implicit, transient) {
+                (true, _) => "implicit: its output failed a validator",
+                (false, true) => "transient",
+                (false, false) => "permanent",
+            };
+            ("failed", format!("{tool} failed ({category:?}, {kind}): {message}"))
+        }
         EventKind::Reweighted { tool, weight } => {
             ("weight", format!("{tool} reweighted to {}", num(*weight)))
         }

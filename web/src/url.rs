@@ -7,9 +7,13 @@ pub struct Shared {
     pub scenario: Option<String>,
     pub down: Option<Vec<String>>,
     pub probing: Vec<String>,
-    /// Redirect probability and seed of a cyclic workflow.
+    /// Redirect probability and seed of a cyclic workflow (the seed also picks a ToolMaze task).
     pub p: Option<f64>,
     pub seed: Option<u64>,
+    /// A perturbation's mode (`P1`..`P4`, `NP`), target tool, and whether validators are on.
+    pub mode: Option<String>,
+    pub target: Option<String>,
+    pub validators: Option<bool>,
 }
 
 fn decode(s: &str) -> String {
@@ -35,6 +39,9 @@ pub fn parse(query: &str) -> Shared {
             "probe" => out.probing = list(v),
             "p" => out.p = v.parse().ok().filter(|p: &f64| (0.0..=1.0).contains(p)),
             "seed" => out.seed = v.parse().ok(),
+            "mode" => out.mode = Some(decode(v)),
+            "target" => out.target = Some(decode(v)),
+            "validators" => out.validators = Some(v != "0"),
             _ => {}
         }
     }
@@ -59,6 +66,15 @@ pub fn query(state: &Shared) -> String {
     }
     if let Some(seed) = state.seed {
         parts.push(format!("seed={seed}"));
+    }
+    if let Some(mode) = &state.mode {
+        parts.push(format!("mode={}", encode(mode)));
+    }
+    if let Some(target) = &state.target {
+        parts.push(format!("target={}", encode(target)));
+    }
+    if let Some(v) = state.validators {
+        parts.push(format!("validators={}", u8::from(v)));
     }
     if parts.is_empty() {
         String::new()

@@ -228,6 +228,23 @@ pub struct RunFlags {
 
 /// Runs a generated task under a fault with SHR. `validators` = false is the ablation.
 pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags {
+    run_fault(task, &FaultProfile { target: task.victim.clone(), mode }, validators).flags
+}
+
+/// A perturbed run with everything the session recorded, for replay.
+#[derive(Clone, Debug)]
+pub struct PerturbedRun {
+    pub flags: RunFlags,
+    pub outcome: Option<crate::session::Outcome>,
+    pub events: Vec<crate::event::Event>,
+    pub escalations: Vec<crate::scenario::EscalationRecord>,
+}
+
+/// Runs a generated task with any tool as the fault's target (the visualizer lets a person
+/// choose it). Whether a clean path remains is judged for that target: its stage has another tool.
+pub fn run_fault(task: &GeneratedTask, fault: &FaultProfile, validators: bool) -> PerturbedRun {
+    let failed = |flags| PerturbedRun { flags, outcome: None, events: Vec::new(), escalations: Vec::new() };
+    let mode = fault.mode;
     let mut spec = task.spec.clone();
     if !validators {
         for n in &mut spec.nodes {
@@ -235,15 +252,19 @@ pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags 
         }
     }
     let Ok(graph) = ToolGraph::from_spec(spec) else {
-        return run_flags_failed(task);
+        return failed(run_flags_failed(task));
     };
-    let fault = FaultProfile { target: task.victim.clone(), mode };
-    let mut tools = PerturbedTools::new(&graph, &fault);
+    let has_alternative = graph.index(&fault.target).is_some_and(|t| {
+        let stage = &graph.node(t).stage;
+        graph.nodes().iter().filter(|n| n.tool && n.stage == *stage).count() > 1
+    });
+    let mut tools = PerturbedTools::new(&graph, fault);
     let Ok(mut session) = Session::new(graph.clone(), Task::default(), 0) else {
-        return run_flags_failed(task);
+        return failed(run_flags_failed(task));
     };
     let mut now: Millis = 0;
     let mut escalated = false;
+    let mut escalations = Vec::new();
     for _ in 0..1_000 {
         match session.next(now) {
             Action::CallTools { calls } => {
@@ -261,10 +282,11 @@ pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags 
                     tools.corrupted_accepted |= wrong && accepted;
                 }
             }
-            Action::Escalate { .. } => {
+            Action::Escalate { request } => {
                 // The mock LLM stops gracefully: no clean path remains.
                 escalated = true;
                 let stop = Decision::Abort { message: "no clean path: stopping".into() };
+                escalations.push(crate::scenario::EscalationRecord { request, decision: stop.clone() });
                 if session.resolve_escalation(stop, now).is_err() {
                     break;
                 }
@@ -275,14 +297,14 @@ pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags 
     let outcome = session.outcome();
     let completed = outcome.is_some_and(|o| o.status == Status::Completed);
     let success = completed && !tools.corrupted_accepted;
-    let no_clean_path = mode.permanent() && !task.has_alternative;
+    let no_clean_path = mode.permanent() && !has_alternative;
     let recovered = success || (escalated && no_clean_path && !tools.corrupted_accepted);
     let extra = match mode {
         Mode::NP => 0,
         _ if no_clean_path => 0,
         _ => 1,
     };
-    RunFlags {
+    let flags = RunFlags {
         success,
         perturbed: tools.perturbed(),
         recovered,
@@ -291,6 +313,12 @@ pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags 
         optimal_calls: task.optimal_calls + extra,
         llm_calls: session.llm_calls(),
         react_llm_calls: crate::scenario::react_llm_calls(session.events()),
+    };
+    PerturbedRun {
+        flags,
+        outcome: session.outcome().cloned(),
+        events: session.events().to_vec(),
+        escalations,
     }
 }
 
