@@ -111,7 +111,8 @@ pub enum EventKind {
         completed: Vec<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         agent_action: Option<String>,
-        /// The LLM call this escalation costs, counted from 1.
+        /// The LLM call this escalation costs, counted from 1; 0 when the escalation budget is
+        /// spent, nobody is asked and the task ends (reason `budget`).
         llm_call: u32,
     },
     GoalDemoted {

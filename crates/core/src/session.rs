@@ -29,7 +29,7 @@ use crate::error::SessionError;
 use crate::event::{Event, EventKind, PlanView};
 use crate::graph::{Join, NodeIx, ToolGraph};
 use crate::health::{BreakerConfig, HealthBook, Transition};
-use crate::monitor::{compete, Context, DecisionView, Monitors, Signal, SignalKind};
+use crate::monitor::{compete, Context, DecisionView, MonitorKind, Monitors, Signal, SignalKind};
 use crate::validate;
 use crate::Millis;
 
@@ -465,7 +465,22 @@ impl Session {
                 continue;
             }
             match self.decide(&ready, &[]) {
-                Verdict::Proceed => return Action::CallTools { calls: self.dispatch(&ready) },
+                Verdict::Proceed => {
+                    // The tool budget is a limit, not a preference: a routine signal that outbids
+                    // the budget signal (an intent rule above its priority, found by fuzzing)
+                    // must not spend past it.
+                    let used = self.tool_calls.saturating_add(ready.len() as u32);
+                    if used > self.config.tool_budget {
+                        let signal = Signal {
+                            source: MonitorKind::Progress,
+                            priority: crate::monitor::priority::BUDGET,
+                            kind: SignalKind::Budget { used, limit: self.config.tool_budget },
+                        };
+                        self.escalate(EscalationReason::Budget, None, Some(signal));
+                        continue;
+                    }
+                    return Action::CallTools { calls: self.dispatch(&ready) };
+                }
                 Verdict::Changed => continue,
             }
         }
@@ -490,7 +505,12 @@ impl Session {
                 match validate::check_all(&self.graph.node(v).validators, &output) {
                     Ok(()) => {
                         self.emit(EventKind::ToolSucceeded { tool: tool.to_string(), latency_ms });
-                        self.outputs[v] = Some(output);
+                        // A waypoint keeps no result (a host can only report one by redirecting
+                        // to it): revisiting it makes no new one, so a stale result failing a
+                        // guard would trap every plan through it (found by fuzzing).
+                        if self.graph.node(v).tool {
+                            self.outputs[v] = Some(output);
+                        }
                         let t = self.health.on_success(v, latency_ms, self.now);
                         self.breaker_event(v, t);
                         self.complete(v);
@@ -532,8 +552,11 @@ impl Session {
                     if self.health.state(v) != crate::health::BreakerState::Open {
                         self.retries_used[v] += 1;
                         self.retries += 1;
-                        let not_before =
-                            self.now + policy.backoff_ms.saturating_mul(self.retries_used[v] as u64);
+                        // Saturating: a description may declare any u64 backoff (found by
+                        // fuzzing; it overflowed).
+                        let not_before = self
+                            .now
+                            .saturating_add(policy.backoff_ms.saturating_mul(self.retries_used[v] as u64));
                         self.retry_at.insert(v, (attempt + 1, not_before));
                         self.emit(EventKind::Retried {
                             tool: tool.to_string(),
@@ -574,6 +597,12 @@ impl Session {
                 self.emit(EventKind::GoalDemoted { from: self.graph.id(self.goal).to_string(), to: goal });
                 self.goal = g;
                 self.needs_replan = true;
+                // A goal already reached has nothing left to plan: without this the session
+                // replanned an empty plan until its loop guard gave up (found by the soak).
+                if self.completed[g] {
+                    let status = if g == self.original_goal { Status::Completed } else { Status::Demoted };
+                    self.finish(status, None);
+                }
             }
             Decision::Approve => self.needs_replan = true,
             Decision::Abort { message } => self.finish(Status::Escalated, Some(message)),
@@ -619,6 +648,23 @@ impl Session {
         self.pending.policy |= policy;
         if agent_action.is_some() {
             self.pending.agent_action = agent_action;
+        }
+        // A failure reported while an escalation is pending (a call of another branch was in
+        // flight) joins it: the request is issued again naming the failure, as the same LLM call
+        // (the host answers once). Otherwise a decision that ends the task would leave the failure
+        // unanswered in the events (DESIGN section 7; found by fuzzing). A decision that goes on
+        // routes around it as usual.
+        if let Some(request) = &mut self.escalation {
+            request.failed.clone_from(&self.failed_ids);
+            let kind = EventKind::Escalated {
+                reason: request.reason,
+                goal: request.goal.clone(),
+                failed: request.failed.clone(),
+                completed: request.completed.clone(),
+                agent_action: request.agent_action.clone(),
+                llm_call: self.llm_calls,
+            };
+            self.emit(kind);
         }
     }
 
@@ -700,7 +746,12 @@ impl Session {
     /// with a planned successor still to do. Before anything completed, the start node.
     fn sources(&self) -> Vec<NodeIx> {
         if self.completion.is_empty() {
-            return if self.avoided[self.start] { Vec::new() } else { alloc::vec![self.start] };
+            // The start is entered without an edge, so its own weight never reaches the search: a
+            // start tool that is down (open breaker, quota spent) is no place to start from, or
+            // every plan would begin on it and be refused again (found by fuzzing).
+            let s = self.start;
+            let down = self.graph.node(s).tool && !self.health.weight(s, self.now).is_finite();
+            return if self.avoided[s] || down { Vec::new() } else { alloc::vec![s] };
         }
         let mut out = Vec::new();
         for &v in &self.completion {
@@ -717,6 +768,10 @@ impl Session {
     }
 
     fn replan(&mut self) {
+        // Route over breakers brought up to date: one whose cooldown passed since the last
+        // decision (between two tasks sharing health, say) is half-open and may be probed, not
+        // an open wall that makes "no path" (found by the soak).
+        self.poll_breakers();
         let pending = core::mem::take(&mut self.pending);
         let sources = self.sources();
         // A graph with guarded edges is a cyclic workflow: where execution stands is an origin
@@ -741,7 +796,10 @@ impl Session {
                 }
             }
             let to_plan = PlanView::new(&self.graph, &plan);
-            if had_plan {
+            // A plan made around failed tools is a reroute even when it is the first (a host that
+            // redirected to a tool before anything was planned, found by fuzzing): their
+            // `ToolFailed` events must be answered (DESIGN section 7).
+            if had_plan || !pending.failed.is_empty() {
                 if !pending.failed.is_empty() {
                     self.reroutes += 1;
                 }
@@ -779,6 +837,9 @@ impl Session {
             outputs: &self.outputs,
             visits: &self.visits,
             visit_budget: if visit_budget && cyclic { self.config.visit_budget } else { u32::MAX },
+            // Outside a cyclic workflow completed work is never re-entered: a plan through a
+            // completed node would make what follows it ready before what precedes it ran.
+            completed: (!cyclic).then_some(&self.completed[..]),
             now: self.now,
         };
         if cyclic {
@@ -805,6 +866,8 @@ impl Session {
 
     /// Control-flow fault injection (seed 004): the host runs `tool` instead of the calls the
     /// session just gave it. The router then plans again from wherever that leaves the task.
+    /// Failures reported before the redirect are routed around first; when that ends the task
+    /// (the escalation budget is spent) nothing is dispatched and the error is `Finished`.
     pub fn redirect(&mut self, tool: &str, now: Millis) -> Result<Call, SessionError> {
         if self.outcome.is_some() {
             return Err(SessionError::Finished);
@@ -821,6 +884,15 @@ impl Session {
             from: cancelled.iter().map(|&c| self.graph.id(c).to_string()).collect(),
             to: tool.to_string(),
         });
+        // The redirect ends the batch: failures reported in it are routed around (or escalated)
+        // now, before the redirected call can finish the task and leave them unanswered (found by
+        // fuzzing).
+        if !self.pending.failed.is_empty() {
+            self.replan();
+            if self.outcome.is_some() {
+                return Err(SessionError::Finished);
+            }
+        }
         self.completed[v] = false;
         self.needs_replan = true;
         let call = self.dispatch(&[v]).pop();
@@ -897,17 +969,29 @@ impl Session {
             }
         }
         if v == self.goal {
+            // Failures still waiting for their batch (calls of a plan abandoned by a demotion,
+            // say) did not stop the goal: the run went around them. Said before finishing, or
+            // they would have no answer (DESIGN section 7; found by the soak).
+            if !self.pending.failed.is_empty() {
+                let pending = core::mem::take(&mut self.pending);
+                let view = self.plan.as_ref().map(|p| PlanView::new(&self.graph, p)).unwrap_or_default();
+                let around = pending.failed.iter().map(|&f| self.graph.id(f).to_string()).collect();
+                self.reroutes += 1;
+                self.emit(EventKind::Rerouted { from_plan: view.clone(), to_plan: view, around });
+            }
             let status = if self.goal == self.original_goal { Status::Completed } else { Status::Demoted };
             self.finish(status, None);
         }
     }
 
     fn escalate(&mut self, reason: EscalationReason, agent_action: Option<String>, signal: Option<Signal>) {
-        if self.llm_calls >= self.config.escalation_budget {
-            self.finish(Status::Escalated, Some("escalation budget exhausted".to_string()));
-            return;
-        }
-        self.llm_calls += 1;
+        let exhausted = self.llm_calls >= self.config.escalation_budget;
+        // With the escalation budget spent nobody is asked and the task ends, but the event is
+        // still emitted (reason `budget`, `llm_call` 0): a failure that led here must be answered
+        // by an `Escalated` event (DESIGN section 7; found by fuzzing).
+        let (reason, llm_call) =
+            if exhausted { (EscalationReason::Budget, 0) } else { (reason, self.llm_calls + 1) };
+        self.llm_calls += u32::from(!exhausted);
         let request = EscalationRequest {
             reason,
             goal: self.graph.id(self.goal).to_string(),
@@ -922,9 +1006,13 @@ impl Session {
             failed: request.failed.clone(),
             completed: request.completed.clone(),
             agent_action: request.agent_action.clone(),
-            llm_call: self.llm_calls,
+            llm_call,
         });
-        self.escalation = Some(request);
+        if exhausted {
+            self.finish(Status::Escalated, Some("escalation budget exhausted".to_string()));
+        } else {
+            self.escalation = Some(request);
+        }
     }
 
     fn finish(&mut self, status: Status, message: Option<String>) {
@@ -990,9 +1078,9 @@ pub fn audit_completion(
 }
 
 /// The weights routing uses: `edge.cost x` the target tool's live weight; infinite for tools
-/// this task avoids and, in cyclic workflows, for tools out of visits. A guarded edge counts
-/// only when its source's result satisfies the guard; before that result exists (a step still
-/// ahead) the guard is assumed to hold.
+/// this task avoids, outside cyclic workflows for completed nodes and, in cyclic workflows, for
+/// tools out of visits. A guarded edge counts only when its source's result satisfies the guard;
+/// before that result exists (a step still ahead) the guard is assumed to hold.
 struct LiveWeights<'a> {
     graph: &'a ToolGraph,
     health: &'a HealthBook,
@@ -1000,13 +1088,17 @@ struct LiveWeights<'a> {
     outputs: &'a [Option<Value>],
     visits: &'a [u32],
     visit_budget: u32,
+    /// Outside a cyclic workflow: completed nodes, which no edge may enter again (the sources,
+    /// completed themselves, are settled at cost 0 before any edge could reach them).
+    completed: Option<&'a [bool]>,
     now: Millis,
 }
 
 impl crate::algo::EdgeWeight for LiveWeights<'_> {
     fn weight(&self, e: usize) -> f64 {
         let edge = self.graph.edge(e);
-        if self.avoided[edge.to] || self.visits[edge.to] >= self.visit_budget {
+        let done = self.completed.is_some_and(|c| c[edge.to]);
+        if done || self.avoided[edge.to] || self.visits[edge.to] >= self.visit_budget {
             return f64::INFINITY;
         }
         edge.cost * self.health.weight(edge.to, self.now)

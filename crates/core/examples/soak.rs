@@ -1,0 +1,594 @@
+//! Soak: many sessions on random graphs, with random failures and recoveries, through the
+//! session API only. Every session must finish without a panic and keep the DESIGN section 7
+//! invariants; memory must stay flat (resident size at the end within 10% of the size after the
+//! first 10,000 sessions). Seeded and deterministic: the same seed gives the same digest.
+//!
+//! ```text
+//! cargo run --release -p shr-core --example soak -- --sessions 1000000 [--seed 1] [--every 100000]
+//! ```
+//!
+//! Not part of the test command (it runs for minutes); its result is in ROBUSTNESS.md. Exits
+//! non-zero on any breach, and names the session (and seed) that breached first.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use shr_core::event::{check_observability, EventKind};
+use shr_core::graph::{EdgeSpec, GraphSpec, Guard, JoinSpec, NodeSpec, RetryPolicy, RiskRule};
+use shr_core::perturb::{self, Complexity};
+use shr_core::rng::SplitMix64;
+use shr_core::session::audit_completion;
+use shr_core::validate::Validator;
+use shr_core::{
+    Action, BreakerConfig, Category, Decision, HealthBook, Monitors, Session, SessionConfig, Status, Task,
+    ToolFailure, ToolGraph, ToolResult,
+};
+
+/// Resident size is compared after this many sessions (the issue's figure).
+const WARM: u64 = 10_000;
+/// Host steps allowed per session before it counts as stuck.
+const MAX_STEPS: u32 = 20_000;
+/// Consecutive sessions that share one router (graph, limits, health, clock).
+const ROUTER_SESSIONS: u64 = 32;
+
+/// The session running now, for the panic hook (the release profile aborts on panic).
+static CURRENT: AtomicU64 = AtomicU64::new(u64::MAX);
+
+struct Args {
+    sessions: u64,
+    seed: u64,
+    every: u64,
+    /// Runs this one session and prints its graph and events (to reproduce a breach).
+    only: Option<u64>,
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = Args { sessions: 1_000_000, seed: 1, every: 100_000, only: None };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = |name: &str| -> Result<u64, String> {
+            let v = it.next().ok_or_else(|| format!("{name} needs a value"))?;
+            v.replace('_', "").parse().map_err(|_| format!("{name}: `{v}` is not a number"))
+        };
+        match flag.as_str() {
+            "--sessions" => a.sessions = value("--sessions")?,
+            "--seed" => a.seed = value("--seed")?,
+            "--every" => a.every = value("--every")?.max(1),
+            "--only" => a.only = Some(value("--only")?),
+            "-h" | "--help" => {
+                return Err("usage: soak [--sessions N] [--seed S] [--every N] [--only SESSION]".into());
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    Ok(a)
+}
+
+/// VmRSS of this process in KiB (0 where /proc is not there).
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn node(id: String) -> NodeSpec {
+    NodeSpec {
+        id,
+        label: None,
+        stage: None,
+        base_cost: 1.0,
+        tool: true,
+        join: None,
+        retry: None,
+        quota: None,
+        baseline_latency_ms: None,
+        validators: Vec::new(),
+        x: None,
+        y: None,
+    }
+}
+
+/// A random graph: a chain that keeps the goal reachable, random extra edges (back edges make
+/// cycles), quorum joins, retry policies, quotas, validators, guards, a risk rule.
+fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
+    let n = 3 + rng.below(28) as usize;
+    let guarded = rng.below(4) == 0;
+    let mut nodes: Vec<NodeSpec> = (0..n).map(|i| node(format!("n{i}"))).collect();
+    nodes[0].tool = rng.below(8) == 0;
+    nodes[n - 1].tool = rng.below(2) == 0;
+    let mut pairs = std::collections::BTreeSet::new();
+    // The chain keeps the goal reachable in the healthy graph, except in one graph in sixteen
+    // where a link is cut (the goal may then be unreachable: a validation warning, then no path).
+    let cut = if rng.below(16) == 0 { rng.below(n as u64 - 1) as usize } else { usize::MAX };
+    for i in 0..n - 1 {
+        if i != cut {
+            pairs.insert((i, i + 1));
+        }
+    }
+    for _ in 0..rng.below(2 * n as u64) {
+        let (a, b) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+        if a != b {
+            pairs.insert((a, b));
+        }
+    }
+    let mut indeg = vec![0u32; n];
+    let mut edges = Vec::with_capacity(pairs.len());
+    for &(a, b) in &pairs {
+        indeg[b] += 1;
+        let guard = (guarded && rng.below(4) == 0).then(|| Guard {
+            field: "ok".into(),
+            equals: Value::Bool(rng.below(2) == 0),
+            negate: rng.below(4) == 0,
+        });
+        edges.push(EdgeSpec {
+            from: format!("n{a}"),
+            to: format!("n{b}"),
+            cost: rng.below(10) as f64,
+            guard,
+        });
+    }
+    for (i, nd) in nodes.iter_mut().enumerate() {
+        if indeg[i] >= 2 && rng.below(8) == 0 {
+            nd.join = Some(JoinSpec { quorum: 1 + rng.below(indeg[i] as u64) as u32 });
+        }
+        if rng.below(3) == 0 {
+            nd.retry = Some(RetryPolicy { attempts: rng.below(4) as u32, backoff_ms: rng.below(100) });
+        }
+        // Quotas are per hour and the router's tasks come about a minute apart: a small quota
+        // takes its tool out for most of the run, so they are rare.
+        if rng.below(64) == 0 {
+            nd.quota = Some(1 + rng.below(40) as u32);
+        }
+        if rng.below(4) == 0 {
+            nd.validators.push(Validator {
+                field: "count".into(),
+                required: false,
+                min: Some(0.0),
+                max: None,
+                one_of: None,
+                non_empty: false,
+            });
+        }
+        if rng.below(6) == 0 {
+            nd.stage = Some("pay".into());
+        }
+        nd.base_cost = [1.0, 1.0, 0.5, 2.0][rng.below(4) as usize];
+    }
+    let risk_rules = if rng.below(4) == 0 {
+        vec![RiskRule { key: "amount".into(), max: 100.0, stage: "pay".into(), priority: 0.95 }]
+    } else {
+        Vec::new()
+    };
+    GraphSpec {
+        name: None,
+        nodes,
+        edges,
+        start: Some("n0".into()),
+        goal: Some(format!("n{}", n - 1)),
+        stages: Vec::new(),
+        risk_rules,
+        intents: Vec::new(),
+    }
+}
+
+/// What consecutive sessions share, as a router would: a graph, its limits, and the health it
+/// keeps across tasks (so a breaker opened in one session is probed and closes in a later one).
+struct Router {
+    graph: ToolGraph,
+    config: SessionConfig,
+    health: Option<HealthBook>,
+    /// The router's clock, carried from session to session.
+    now: u64,
+}
+
+impl Router {
+    fn new(rng: &mut SplitMix64) -> Router {
+        let spec = if rng.below(3) == 0 {
+            // ToolMaze tasks (substitute groups, parallel branches joined), with their validators.
+            let c = Complexity::ALL[rng.below(4) as usize];
+            perturb::generate(c, rng.next_u64()).spec
+        } else {
+            random_spec(rng)
+        };
+        // One graph in eight goes through the JSON text, as an imported description would.
+        let graph = if rng.below(8) == 0 {
+            let text = serde_json::to_string(&spec).unwrap_or_default();
+            ToolGraph::from_json(&text)
+        } else {
+            ToolGraph::from_spec(spec)
+        };
+        // The generators only make valid descriptions: a refusal is a bug in the soak itself.
+        let graph = graph.unwrap_or_else(|e| panic!("generated graph refused: {e}"));
+        let mut config = SessionConfig::default();
+        if rng.below(4) == 0 {
+            config.tool_budget = 1 + rng.below(30) as u32;
+            config.escalation_budget = rng.below(5) as u32;
+            config.visit_budget = 1 + rng.below(4) as u32;
+        }
+        if rng.below(2) == 0 {
+            config.breaker = BreakerConfig { cooldown_ms: 50 + rng.below(2_000), ..BreakerConfig::default() };
+        }
+        Router { graph, config, health: None, now: 0 }
+    }
+}
+
+/// One task's context: an amount for the risk rules, sometimes a tool known to be bad.
+fn task(rng: &mut SplitMix64, graph: &ToolGraph) -> Task {
+    let mut task = Task::default();
+    if rng.below(2) == 0 {
+        task.context.insert("amount".into(), json!(rng.below(200)));
+    }
+    if rng.below(8) == 0 {
+        let bad = graph.id(rng.below(graph.node_count() as u64) as usize).to_string();
+        task.context.insert("known_bad".into(), json!([bad]));
+    }
+    task
+}
+
+/// What the host's tool returns: mostly success, else each kind of failure.
+fn call(rng: &mut SplitMix64, fail_rate: f64) -> ToolResult {
+    let latency = 1.0 + rng.below(300) as f64;
+    if rng.unit() >= fail_rate {
+        let ok = rng.below(5) != 0;
+        return ToolResult::ok(
+            json!({ "ok": ok, "count": rng.below(5), "status": "ok", "value": rng.below(100) }),
+            latency,
+        );
+    }
+    let failure = |category, transient: bool| {
+        ToolResult::Err(ToolFailure {
+            category,
+            transient,
+            message: "soak".into(),
+            agent_action: None,
+            latency_ms: latency,
+        })
+    };
+    match rng.below(10) {
+        0..=3 => failure(Category::Service, true),
+        4..=5 => failure(Category::Service, false),
+        // Well-formed but wrong: fails the validators where the tool has them.
+        6..=7 => ToolResult::ok(json!({ "ok": false, "count": -1, "status": "error", "value": -1 }), latency),
+        8 => failure(Category::Policy, false),
+        _ => failure(Category::Input, false),
+    }
+}
+
+#[derive(Default)]
+struct Totals {
+    completed: u64,
+    demoted: u64,
+    escalated: u64,
+    tool_calls: u64,
+    failures: u64,
+    retries: u64,
+    reroutes: u64,
+    llm_calls: u64,
+    /// Breakers that closed again (recoveries through half-open probes).
+    recoveries: u64,
+    /// Escalation events by reason (no_path, risk, budget, policy, input).
+    reasons: [u64; 5],
+    events: u64,
+    observability_checks: u64,
+    completion_audits: u64,
+    refused_bad_ops: u64,
+    digest: u64,
+}
+
+/// A breach of an invariant in one session.
+struct Breach {
+    session: u64,
+    what: String,
+}
+
+fn fold(digest: u64, x: u64) -> u64 {
+    // FNV-1a over 64-bit words: an order-sensitive fingerprint of the outcomes.
+    (digest ^ x).wrapping_mul(0x100_0000_01B3)
+}
+
+/// Runs session `i` on the router's graph and health, and checks it. Errors name the first
+/// breach. With `dump`, prints the graph and the events.
+fn run(i: u64, seed: u64, router: &mut Router, totals: &mut Totals, dump: bool) -> Result<(), String> {
+    let mut rng = SplitMix64::new(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let graph = router.graph.clone();
+    let config = router.config;
+    let task = task(&mut rng, &graph);
+    let start = task.start.as_deref().and_then(|id| graph.index(id)).unwrap_or(graph.start());
+    if dump {
+        println!("{}\n{task:?}\n{config:?}", graph.to_json());
+    }
+    let health = router.health.take().unwrap_or_else(|| HealthBook::new(&graph, config.breaker));
+    // Tasks arrive seconds to minutes apart: breakers opened by the last one cool down.
+    router.now += rng.below(90_000);
+    let mut s = Session::with_parts(graph.clone(), task, health, config, Monitors::default(), router.now)
+        .map_err(|e| format!("session refused: {e}"))?;
+    let result = drive(&mut s, &mut rng, &graph, start, &config, &mut router.now, totals, dump);
+    router.health = Some(s.into_health());
+    result
+}
+
+/// The host: performs the calls (random outcomes), answers escalations, now and then misbehaves.
+#[allow(clippy::too_many_arguments)]
+fn drive(
+    s: &mut Session,
+    rng: &mut SplitMix64,
+    graph: &ToolGraph,
+    start: usize,
+    config: &SessionConfig,
+    clock: &mut u64,
+    totals: &mut Totals,
+    dump: bool,
+) -> Result<(), String> {
+    let fail_rate = [0.0, 0.1, 0.25, 0.5][rng.below(4) as usize];
+    let mut now = *clock;
+    let mut in_flight: Vec<String> = Vec::new();
+    let mut demoted = false;
+    for _ in 0..MAX_STEPS {
+        // Time passes; now and then long enough for breakers to cool down and quotas to refill.
+        now += if rng.below(50) == 0 { 60_000 + rng.below(3_600_000) } else { 1 + rng.below(200) };
+        // Hostile host moves, about one step in a hundred: each must be refused, not panic.
+        if rng.below(100) == 0 {
+            let refused = match rng.below(3) {
+                0 => s.report("no-such-tool", ToolResult::ok(json!({}), 1.0), now).is_err(),
+                1 => {
+                    let id = graph.id(rng.below(graph.node_count() as u64) as usize).to_string();
+                    in_flight.contains(&id) || s.report(&id, ToolResult::ok(json!({}), 1.0), now).is_err()
+                }
+                _ => s.escalation().is_some() || s.resolve_escalation(Decision::Approve, now).is_err(),
+            };
+            if !refused {
+                return Err("a bad report or decision was accepted".into());
+            }
+            totals.refused_bad_ops += 1;
+        }
+        // Report a call in flight two times in three (in any order), else ask what to do.
+        if !in_flight.is_empty() && rng.below(3) != 0 {
+            let tool = in_flight.swap_remove(rng.below(in_flight.len() as u64) as usize);
+            // Now and then the host's clock is behind the session's: held, never reordered.
+            let at = if rng.below(20) == 0 { now.saturating_sub(500) } else { now };
+            match s.report(&tool, call(rng, fail_rate), at) {
+                Ok(()) => {}
+                // The task ended with this call still out (goal reached on another branch, or
+                // aborted): the late report is refused, as it should be.
+                Err(shr_core::SessionError::Finished) if s.is_finished() => {}
+                Err(e) => return Err(format!("report of {tool} refused: {e}")),
+            }
+            continue;
+        }
+        match s.next(now) {
+            Action::CallTools { calls } => {
+                if calls.is_empty() {
+                    return Err("CallTools with no call".into());
+                }
+                for c in calls {
+                    if in_flight.contains(&c.tool) {
+                        return Err(format!("{} called while in flight", c.tool));
+                    }
+                    now = now.max(c.not_before);
+                    in_flight.push(c.tool);
+                }
+            }
+            Action::Wait => {
+                if in_flight.is_empty() {
+                    return Err("asked to wait with nothing in flight".into());
+                }
+            }
+            Action::Escalate { .. } => {
+                let d = match rng.below(10) {
+                    0..=2 => Decision::Approve,
+                    3..=5 if !demoted => {
+                        demoted = true;
+                        Decision::Demote {
+                            goal: graph.id(rng.below(graph.node_count() as u64) as usize).into(),
+                        }
+                    }
+                    9 => Decision::HandOff { to: "a person".into() },
+                    _ => Decision::Abort { message: "soak: stop".into() },
+                };
+                s.resolve_escalation(d, now).map_err(|e| format!("decision refused: {e}"))?;
+            }
+            Action::Finished { outcome } => {
+                if dump {
+                    print!("{}", shr_core::event::to_json_lines(s.events()));
+                }
+                *clock = now;
+                check(s, graph, start, config, &outcome, totals)?;
+                totals.digest = fold(
+                    fold(fold(totals.digest, outcome.status as u64), outcome.tool_calls as u64),
+                    s.events().len() as u64,
+                );
+                return Ok(());
+            }
+        }
+    }
+    *clock = now;
+    Err(format!("not finished after {MAX_STEPS} host steps"))
+}
+
+/// The router of session `i`'s group.
+fn router(i: u64, seed: u64) -> Router {
+    let group = i / ROUTER_SESSIONS;
+    Router::new(&mut SplitMix64::new(seed.rotate_left(17) ^ group.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+}
+
+/// The invariants of a finished session.
+fn check(
+    s: &Session,
+    graph: &ToolGraph,
+    start: usize,
+    config: &SessionConfig,
+    outcome: &shr_core::Outcome,
+    totals: &mut Totals,
+) -> Result<(), String> {
+    let events = s.events();
+    // Every ToolFailed is followed by Retried, Rerouted or Escalated.
+    check_observability(events)
+        .map_err(|b| format!("ToolFailed of {} (seq {}) unanswered", b.tool, b.seq))?;
+    totals.observability_checks += 1;
+    // A success has no required step missing.
+    if outcome.status != Status::Escalated {
+        let done: Vec<usize> = s.completed().filter_map(|id| graph.index(id)).collect();
+        let goal = graph.index(&outcome.goal).ok_or("outcome names an unknown goal")?;
+        audit_completion(graph, start, &done, goal)
+            .map_err(|e| format!("{:?} with a step missing: {e}", outcome.status))?;
+        totals.completion_audits += 1;
+    }
+    if outcome.message.as_deref() == Some("session made no progress") {
+        return Err("the endless-loop guard ended the session".into());
+    }
+    if outcome.tool_calls > config.tool_budget || outcome.llm_calls > config.escalation_budget {
+        return Err(format!(
+            "budgets exceeded: {} tool calls, {} LLM calls",
+            outcome.tool_calls, outcome.llm_calls
+        ));
+    }
+    let mut last = 0;
+    for (k, e) in events.iter().enumerate() {
+        if e.seq as usize != k || e.at < last {
+            return Err(format!("event {k} out of order"));
+        }
+        last = e.at;
+        match e.kind {
+            EventKind::BreakerChanged { to: shr_core::BreakerState::Closed, .. } => totals.recoveries += 1,
+            EventKind::Escalated { reason, .. } => totals.reasons[reason as usize] += 1,
+            _ => {}
+        }
+    }
+    let finished = events.iter().filter(|e| matches!(e.kind, EventKind::Finished { .. })).count();
+    if finished != 1 || !matches!(events.last().map(|e| &e.kind), Some(EventKind::Finished { .. })) {
+        return Err("Finished is not the one last event".into());
+    }
+    match outcome.status {
+        Status::Completed => totals.completed += 1,
+        Status::Demoted => totals.demoted += 1,
+        Status::Escalated => totals.escalated += 1,
+    }
+    totals.tool_calls += outcome.tool_calls as u64;
+    totals.failures += outcome.failures as u64;
+    totals.retries += outcome.retries as u64;
+    totals.reroutes += outcome.reroutes as u64;
+    totals.llm_calls += outcome.llm_calls as u64;
+    totals.events += events.len() as u64;
+    Ok(())
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn main() -> ExitCode {
+    let a = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("soak: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let seed = a.seed;
+    if let Some(i) = a.only {
+        // The sessions before it in its router's group made the health it starts from.
+        let mut r = router(i, seed);
+        let mut totals = Totals::default();
+        for j in i - i % ROUTER_SESSIONS..i {
+            let _ = run(j, seed, &mut r, &mut totals, false);
+        }
+        let result = run(i, seed, &mut r, &mut totals, true);
+        println!("soak: session {i} (seed {seed}): {}", result.as_ref().err().map_or("ok", String::as_str));
+        return if result.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    }
+    std::panic::set_hook(Box::new(move |info| {
+        let i = CURRENT.load(Ordering::Relaxed);
+        eprintln!("soak: PANIC in session {i} (seed {seed}): {info}");
+    }));
+    println!("soak: {} sessions, seed {seed}", a.sessions);
+    let t0 = Instant::now();
+    let mut totals = Totals { digest: 0xCBF2_9CE4_8422_2325, ..Totals::default() };
+    let mut breaches: Vec<Breach> = Vec::new();
+    let mut breach_count = 0u64;
+    let mut rss_warm = None;
+    let mut r = router(0, seed);
+    for i in 0..a.sessions {
+        CURRENT.store(i, Ordering::Relaxed);
+        if i % ROUTER_SESSIONS == 0 {
+            r = router(i, seed);
+        }
+        if let Err(what) = run(i, seed, &mut r, &mut totals, false) {
+            breach_count += 1;
+            if breaches.len() < 10 {
+                breaches.push(Breach { session: i, what });
+            }
+        }
+        let done = i + 1;
+        if done == WARM {
+            rss_warm = Some(rss_kib());
+        }
+        if done % a.every == 0 || done == a.sessions {
+            println!(
+                "soak: {done:>9} sessions  {:>7.1}s  {:>8.0}/s  rss {:>6.1} MiB  completed {} demoted {} escalated {}  breaches {breach_count}",
+                t0.elapsed().as_secs_f64(),
+                done as f64 / t0.elapsed().as_secs_f64(),
+                mib(rss_kib()),
+                totals.completed,
+                totals.demoted,
+                totals.escalated,
+            );
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let rss_end = rss_kib();
+    let t = &totals;
+    println!(
+        "soak: done: {} sessions in {secs:.1}s ({:.0} sessions/s)",
+        a.sessions,
+        a.sessions as f64 / secs
+    );
+    println!(
+        "soak: outcomes: completed {}, demoted {}, escalated {}; tool calls {}, failures {}, retries {}, reroutes {}, \
+         LLM calls {}, breaker recoveries {}, events {}",
+        t.completed, t.demoted, t.escalated, t.tool_calls, t.failures, t.retries, t.reroutes, t.llm_calls,
+        t.recoveries, t.events
+    );
+    let r = t.reasons;
+    println!(
+        "soak: escalations: no_path {}, risk {}, budget {}, policy {}, input {}",
+        r[0], r[1], r[2], r[3], r[4]
+    );
+    println!(
+        "soak: checks: observability {}, completion audits {}, hostile host moves refused {}; breaches {breach_count}",
+        t.observability_checks, t.completion_audits, t.refused_bad_ops
+    );
+    println!("soak: digest {:016x} (same seed and count, same digest)", t.digest);
+    let mut ok = breach_count == 0;
+    for b in &breaches {
+        eprintln!("soak: BREACH in session {} (seed {seed}): {}", b.session, b.what);
+    }
+    match rss_warm {
+        Some(warm) if warm > 0 => {
+            let ratio = rss_end as f64 / warm as f64;
+            let flat = ratio <= 1.10;
+            println!(
+                "soak: memory: rss {warm} KiB ({:.1} MiB) after {WARM} sessions, {rss_end} KiB ({:.1} MiB) \
+                 at the end ({:+.1}%): {}",
+                mib(warm),
+                mib(rss_end),
+                (ratio - 1.0) * 100.0,
+                if flat { "flat (within 10%)" } else { "GREW more than 10%" }
+            );
+            ok &= flat;
+        }
+        _ => println!("soak: memory: not checked (fewer than {WARM} sessions, or no /proc)"),
+    }
+    println!("soak: {}", if ok { "PASS" } else { "FAIL" });
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,662 @@
+//! Inputs the fuzz targets (fuzz/) found crashing, replayed through the public API. Each test
+//! names the seed kept in fuzz/corpus/<target>/ that reproduces it there.
+
+use serde_json::json;
+use shr_core::algo::{oracle, Dijkstra, Plan};
+use shr_core::event::{check_observability, EventKind};
+use shr_core::{
+    Action, Decision, EscalationReason, HealthBook, Monitors, Session, SessionConfig, Status, Task,
+    ToolGraph, ToolResult,
+};
+
+/// The description costs of a graph, as routing weights.
+fn cost(g: &ToolGraph) -> impl Fn(usize) -> f64 + '_ {
+    move |e| g.edge(e).cost
+}
+
+/// Two graphs with the same number of nodes: the first has no join, the second a quorum join.
+fn same_size_other_joins() -> (ToolGraph, ToolGraph) {
+    let plain = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s"},{"id":"a"},{"id":"b"},{"id":"g"}],
+            "edges":[{"from":"s","to":"a"},{"from":"s","to":"b"},{"from":"a","to":"g"},{"from":"b","to":"g"}],
+            "start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    let joined = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s"},{"id":"a"},{"id":"b"},{"id":"g","join":{"quorum":2}}],
+            "edges":[{"from":"s","to":"a","cost":1},{"from":"s","to":"b","cost":2},
+                     {"from":"a","to":"g","cost":3},{"from":"b","to":"g","cost":4}],
+            "start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    (plain, joined)
+}
+
+/// fuzz/corpus/graph_json/regress-reused-dijkstra-join-layout: a `Dijkstra` reused on another
+/// graph with as many nodes kept the first graph's join layout, and indexed its join buffer at
+/// `u32::MAX` (a panic) when the second graph had a quorum join where the first had none.
+#[test]
+fn a_reused_dijkstra_follows_the_join_layout_of_each_graph() {
+    let (plain, joined) = same_size_other_joins();
+    let mut d = Dijkstra::new();
+    let first = d.route(&plain, &[plain.start()], plain.goal(), &cost(&plain), &mut ()).unwrap();
+    assert_eq!(first.cost, 2.0);
+
+    let reused = d.route(&joined, &[joined.start()], joined.goal(), &cost(&joined), &mut ());
+    let fresh = Dijkstra::new().route(&joined, &[joined.start()], joined.goal(), &cost(&joined), &mut ());
+    assert_eq!(reused, fresh);
+    // The join needs both branches: 1 + 3 and 2 + 4.
+    let plan = reused.unwrap();
+    assert_eq!(plan.cost, 10.0);
+    assert_eq!(plan.ids(&joined), ["s", "a", "b", "g"]);
+    let want = oracle::cheapest_cost(&joined, &[joined.start()], joined.goal(), &cost(&joined));
+    assert_eq!(Some(plan.cost), want);
+
+    // And back: the join layout is dropped again, into a caller-owned plan.
+    let mut again = Plan::default();
+    assert!(d.route_into(&plain, &[plain.start()], plain.goal(), &cost(&plain), &mut (), &mut again));
+    assert_eq!(again, first);
+}
+
+/// The same, with both graphs joined but at different nodes and with different quorums.
+#[test]
+fn a_reused_dijkstra_follows_moved_joins() {
+    let a = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s"},{"id":"x"},{"id":"y"},{"id":"j","join":{"quorum":1}},{"id":"g"}],
+            "edges":[{"from":"s","to":"x"},{"from":"s","to":"y"},{"from":"x","to":"j"},
+                     {"from":"y","to":"j"},{"from":"j","to":"g"}],
+            "start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    let b = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s"},{"id":"x"},{"id":"y"},{"id":"j"},{"id":"g","join":{"quorum":3}}],
+            "edges":[{"from":"s","to":"x","cost":1},{"from":"s","to":"y","cost":1},{"from":"s","to":"j","cost":1},
+                     {"from":"x","to":"g","cost":1},{"from":"y","to":"g","cost":1},{"from":"j","to":"g","cost":1}],
+            "start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    let mut d = Dijkstra::new();
+    for g in [&a, &b, &a, &b] {
+        let w = |e: usize| g.edge(e).cost;
+        let reused = d.route(g, &[g.start()], g.goal(), &w, &mut ());
+        let fresh = Dijkstra::new().route(g, &[g.start()], g.goal(), &w, &mut ());
+        assert_eq!(reused, fresh);
+        assert_eq!(reused.map(|p| p.cost), oracle::cheapest_cost(g, &[g.start()], g.goal(), &w));
+    }
+}
+
+/// A chain of two tools under an intent rule of priority 1.0 that the request matches.
+fn chain_with_loud_intent(intent_priority: f64) -> ToolGraph {
+    ToolGraph::from_json(&format!(
+        r#"{{"nodes":[{{"id":"start","tool":false}},{{"id":"a"}},{{"id":"b"}},{{"id":"done","tool":false}}],
+            "edges":[{{"from":"start","to":"a"}},{{"from":"a","to":"b"}},{{"from":"b","to":"done"}}],
+            "intents":[{{"keyword":"refund","priority":{intent_priority}}}],
+            "start":"start","goal":"done"}}"#
+    ))
+    .unwrap()
+}
+
+fn session(graph: ToolGraph, tool_budget: u32) -> Session {
+    let mut context = shr_core::Context::new();
+    context.insert("request".into(), json!("refund order 7"));
+    let task = Task { context, ..Task::default() };
+    let config = SessionConfig { tool_budget, ..SessionConfig::default() };
+    let health = HealthBook::new(&graph, config.breaker);
+    Session::with_parts(graph, task, health, config, Monitors::default(), 0).unwrap()
+}
+
+/// fuzz/corpus/session_ops/regress-intent-outbids-tool-budget: an intent rule of priority above
+/// the budget signal's (0.97) won the competition and the session dispatched past its tool
+/// budget. The budget is a limit, not a preference: reaching it escalates with reason `budget`.
+#[test]
+fn a_loud_intent_does_not_spend_past_the_tool_budget() {
+    for priority in [0.5, 0.98, 1.0] {
+        let mut s = session(chain_with_loud_intent(priority), 1);
+        let Action::CallTools { calls } = s.next(0) else { panic!("priority {priority}: no call") };
+        assert_eq!(calls[0].tool, "a");
+        s.report("a", ToolResult::ok(json!({}), 1.0), 1).unwrap();
+        match s.next(1) {
+            Action::Escalate { request } => {
+                assert_eq!(request.reason, EscalationReason::Budget, "{priority}")
+            }
+            other => panic!("priority {priority}: {other:?} after the budget of 1 call was spent"),
+        }
+        assert_eq!(s.tool_calls(), 1);
+        // Approving does not lift the limit: it asks again until the escalation budget runs out.
+        let mut finished = None;
+        for _ in 0..10 {
+            match s.next(2) {
+                Action::Escalate { .. } => s.resolve_escalation(Decision::Approve, 2).unwrap(),
+                Action::Finished { outcome } => {
+                    finished = Some(outcome);
+                    break;
+                }
+                other => panic!("priority {priority}: {other:?}"),
+            }
+        }
+        let outcome = finished.expect("finished");
+        assert_eq!(outcome.status, Status::Escalated);
+        assert_eq!(outcome.tool_calls, 1);
+        check_observability(s.events()).unwrap();
+    }
+}
+
+/// The input as the fuzzer found it: start = goal = a tool node, a budget of no calls at all.
+#[test]
+fn a_loud_intent_does_not_spend_a_zero_budget() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"n0"},{"id":"n1"}],"start":"n0","goal":"n0",
+            "intents":[{"keyword":"refund","priority":1.0}]}"#,
+    )
+    .unwrap();
+    let mut s = session(graph, 0);
+    match s.next(0) {
+        Action::Escalate { request } => assert_eq!(request.reason, EscalationReason::Budget),
+        other => panic!("{other:?} with a budget of 0 calls"),
+    }
+    assert_eq!(s.tool_calls(), 0);
+}
+
+/// fuzz/corpus/session_ops/regress-failure-after-escalation-budget: a failure that needed an
+/// escalation when the escalation budget was spent finished the task with no `Escalated` event,
+/// so its `ToolFailed` had no answer (DESIGN section 7). It is now answered by an `Escalated`
+/// event of reason `budget` that costs no LLM call (`llm_call` 0).
+#[test]
+fn a_failure_past_the_escalation_budget_is_still_answered() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"done","tool":false}],
+            "edges":[{"from":"start","to":"a"},{"from":"a","to":"done"}],"start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let config = SessionConfig { escalation_budget: 0, ..SessionConfig::default() };
+    let health = HealthBook::new(&graph, config.breaker);
+    let mut s = Session::with_parts(graph, Task::default(), health, config, Monitors::default(), 0).unwrap();
+    assert!(matches!(s.next(0), Action::CallTools { .. }));
+    s.report("a", ToolResult::outage("down"), 5).unwrap();
+    let Action::Finished { outcome } = s.next(5) else { panic!("not finished") };
+    assert_eq!(outcome.status, Status::Escalated);
+    assert_eq!(outcome.llm_calls, 0);
+    assert_eq!(outcome.message.as_deref(), Some("escalation budget exhausted"));
+    check_observability(s.events()).unwrap();
+    let escalated: Vec<_> = s
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Escalated { reason, llm_call, failed, .. } => {
+                Some((*reason, *llm_call, failed.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(escalated, [(EscalationReason::Budget, 0, vec!["a".to_string()])]);
+}
+
+/// The same with the default budget of 4: the fifth escalation ends the task, visibly.
+#[test]
+fn the_escalation_that_exhausts_the_default_budget_is_an_event() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"done","tool":false}],
+            "edges":[{"from":"start","to":"a"},{"from":"a","to":"done"}],"start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let mut now = 0;
+    let outcome = loop {
+        now += 1;
+        match s.next(now) {
+            // Bad input escalates every time and leaves the tool usable.
+            Action::CallTools { calls } => s
+                .report(
+                    &calls[0].tool,
+                    ToolResult::Err(shr_core::ToolFailure {
+                        category: shr_core::Category::Input,
+                        transient: false,
+                        message: "bad arguments".into(),
+                        agent_action: None,
+                        latency_ms: 1.0,
+                    }),
+                    now,
+                )
+                .unwrap(),
+            Action::Escalate { .. } => s.resolve_escalation(Decision::Approve, now).unwrap(),
+            Action::Wait => panic!("wait with nothing in flight"),
+            Action::Finished { outcome } => break outcome,
+        }
+        assert!(now < 100, "no end");
+    };
+    assert_eq!(outcome.status, Status::Escalated);
+    assert_eq!(outcome.llm_calls, 4);
+    check_observability(s.events()).unwrap();
+    let calls: Vec<u32> = s
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Escalated { llm_call, .. } => Some(llm_call),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, [1, 2, 3, 4, 0]);
+}
+
+/// fuzz/corpus/session_ops/regress-redirected-failure-before-first-plan: the host redirected to
+/// a tool before the session had planned anything, the tool failed, and the first plan that
+/// routed around it was announced as `PathPlanned`: the `ToolFailed` had no answer. A plan made
+/// around failed tools is a `Rerouted` event, from an empty plan when there was none.
+#[test]
+fn a_redirected_failure_before_the_first_plan_is_answered() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"b"},{"id":"done","tool":false}],
+            "edges":[{"from":"start","to":"a"},{"from":"start","to":"b","cost":2},
+                     {"from":"a","to":"done"},{"from":"b","to":"done"}],
+            "start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let call = s.redirect("a", 0).unwrap();
+    assert_eq!(call.tool, "a");
+    s.report("a", ToolResult::outage("down"), 1).unwrap();
+    let Action::CallTools { calls } = s.next(1) else { panic!("no call") };
+    assert_eq!(calls[0].tool, "b");
+    check_observability(s.events()).unwrap();
+    let rerouted = s.events().iter().find_map(|e| match &e.kind {
+        EventKind::Rerouted { from_plan, to_plan, around } => {
+            Some((from_plan.nodes.len(), to_plan.nodes.clone(), around.clone()))
+        }
+        _ => None,
+    });
+    assert_eq!(rerouted, Some((0, vec!["start".into(), "b".into(), "done".into()], vec!["a".into()])));
+    s.report("b", ToolResult::ok(json!({}), 1.0), 2).unwrap();
+    let Action::Finished { outcome } = s.next(2) else { panic!("not finished") };
+    assert_eq!(outcome.status, Status::Completed);
+    assert_eq!(outcome.reroutes, 1);
+}
+
+/// Found by the property test `sessions_keep_their_invariants_and_are_deterministic` while the
+/// fuzz fixes were checked: in a graph with a cycle and no guards (not a cyclic workflow, so
+/// completed work is never re-entered) a reroute from the tip `y` went back through the completed
+/// `x` (`y -> z -> x -> g`). `x` being done made the goal tool `g` ready at once, so `z` and `g`
+/// were called together; `z` failed, `g` finished the task, and `z`'s failure had no answer.
+#[test]
+fn a_reroute_does_not_pass_through_completed_work() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s","tool":false},{"id":"x"},{"id":"y"},{"id":"f"},{"id":"z"},{"id":"g"}],
+            "edges":[{"from":"s","to":"x","cost":0},{"from":"x","to":"y","cost":0},{"from":"y","to":"f","cost":0},
+                     {"from":"f","to":"g","cost":0},{"from":"x","to":"g","cost":2},
+                     {"from":"y","to":"z","cost":0},{"from":"z","to":"x","cost":0}],
+            "start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let mut now = 0;
+    let mut batches = Vec::new();
+    let outcome = loop {
+        now += 1;
+        match s.next(now) {
+            Action::CallTools { calls } => {
+                batches.push(calls.iter().map(|c| c.tool.clone()).collect::<Vec<_>>());
+                for c in calls {
+                    let r = if c.tool == "f" || c.tool == "z" {
+                        ToolResult::outage("down")
+                    } else {
+                        ToolResult::ok(json!({}), 1.0)
+                    };
+                    s.report(&c.tool, r, now).unwrap();
+                }
+            }
+            Action::Escalate { .. } => {
+                s.resolve_escalation(Decision::Abort { message: "stop".into() }, now).unwrap()
+            }
+            Action::Wait => panic!("wait with nothing in flight"),
+            Action::Finished { outcome } => break outcome,
+        }
+        assert!(now < 50, "no end");
+    };
+    check_observability(s.events()).unwrap();
+    // Resuming from `y`, the only way on is back through the completed `x`: an escalation.
+    assert_eq!(batches, [vec!["x"], vec!["y"], vec!["f"]]);
+    assert_eq!(outcome.status, Status::Escalated);
+    assert!(s
+        .events()
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::Escalated { reason: EscalationReason::NoPath, .. })));
+}
+
+/// fuzz/corpus/session_ops/regress-redirect-after-unanswered-failure: the goal tool was refused
+/// (policy), and before the session could route around it the host redirected to that same
+/// tool, which then succeeded and finished the task: the refusal had no answer. A redirect ends
+/// the batch of calls, so the failures reported in it are routed around (or escalated) at once.
+#[test]
+fn a_redirect_routes_around_the_failures_reported_before_it() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"pay"}],"edges":[{"from":"start","to":"pay"}],
+            "start":"start","goal":"pay"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
+    assert_eq!(calls[0].tool, "pay");
+    let refused = ToolResult::Err(shr_core::ToolFailure {
+        category: shr_core::Category::Policy,
+        transient: false,
+        message: "not allowed".into(),
+        agent_action: Some("ask a person".into()),
+        latency_ms: 1.0,
+    });
+    s.report("pay", refused, 1).unwrap();
+    assert_eq!(s.redirect("pay", 2).unwrap().tool, "pay");
+    s.report("pay", ToolResult::ok(json!({}), 1.0), 3).unwrap();
+    let Action::Finished { outcome } = s.next(3) else { panic!("not finished") };
+    assert_eq!(outcome.status, Status::Completed);
+    check_observability(s.events()).unwrap();
+    // No way around `pay`: the refusal is escalated, with the tool's recovery text.
+    let names: Vec<&str> = s.events().iter().map(|e| e.kind.name()).collect();
+    let at = |name: &str| names.iter().position(|n| *n == name).unwrap_or(usize::MAX);
+    assert!(at("ToolFailed") < at("Redirected") && at("Redirected") < at("Escalated"), "{names:?}");
+    assert!(s.events().iter().any(|e| matches!(
+        &e.kind,
+        EventKind::Escalated { reason: EscalationReason::Policy, agent_action: Some(a), .. } if a == "ask a person"
+    )));
+}
+
+/// fuzz/corpus/session_ops/regress-failure-during-pending-escalation: a call of another branch
+/// failed while an escalation was pending, and the decision (abort) ended the task: that failure
+/// had no answer. It now joins the pending escalation, which is issued again with it (the same
+/// LLM call: the host answers once).
+#[test]
+fn a_failure_while_an_escalation_is_pending_joins_it() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"b"},
+                     {"id":"done","tool":false,"join":{"quorum":2}}],
+            "edges":[{"from":"start","to":"a"},{"from":"start","to":"b"},
+                     {"from":"a","to":"done"},{"from":"b","to":"done"}],
+            "start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
+    assert_eq!(calls.len(), 2);
+    let bad_input = ToolResult::Err(shr_core::ToolFailure {
+        category: shr_core::Category::Input,
+        transient: false,
+        message: "bad arguments".into(),
+        agent_action: None,
+        latency_ms: 1.0,
+    });
+    s.report("a", bad_input, 1).unwrap();
+    assert_eq!(s.escalation().map(|r| r.failed.clone()), Some(vec![]));
+    s.report("b", ToolResult::outage("down"), 2).unwrap();
+    // The pending question now names the failed tool too.
+    assert_eq!(s.escalation().map(|r| r.failed.clone()), Some(vec!["b".to_string()]));
+    s.resolve_escalation(Decision::Abort { message: "stop".into() }, 3).unwrap();
+    assert!(s.is_finished());
+    check_observability(s.events()).unwrap();
+    let escalations: Vec<(u32, Vec<String>)> = s
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Escalated { llm_call, failed, .. } => Some((*llm_call, failed.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(escalations, [(1, vec![]), (1, vec!["b".to_string()])]);
+    assert_eq!(s.llm_calls(), 1);
+}
+
+/// fuzz/corpus/session_ops/regress-start-tool-down: the start node was itself a tool, its quota
+/// (1 call an hour) was spent by a call that failed and was to be retried. The start is entered
+/// without an edge, so its infinite weight never reached the search: every plan started on it,
+/// the health monitor said "down, reroute", and the session gave up with "session made no
+/// progress". A start tool that is down is now no place to start from: no path, an escalation.
+#[test]
+fn a_start_tool_that_is_down_is_routed_around_or_escalated() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"a","quota":1},{"id":"done","tool":false}],
+            "edges":[{"from":"a","to":"done"}],"start":"a","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
+    assert_eq!(calls[0].tool, "a");
+    s.report("a", ToolResult::transient("503"), 1).unwrap();
+    match s.next(2) {
+        Action::Escalate { request } => assert_eq!(request.reason, EscalationReason::NoPath),
+        other => panic!("{other:?}"),
+    }
+    // An hour later the quota is back and the retry goes ahead.
+    s.resolve_escalation(Decision::Approve, 2).unwrap();
+    let hour = 60 * 60 * 1000;
+    let Action::CallTools { calls } = s.next(hour + 2) else { panic!("no retry after the quota window") };
+    assert_eq!((calls[0].tool.as_str(), calls[0].attempt), ("a", 2));
+    s.report("a", ToolResult::ok(json!({}), 1.0), hour + 3).unwrap();
+    let Action::Finished { outcome } = s.next(hour + 3) else { panic!("not finished") };
+    assert_eq!(outcome.status, Status::Completed);
+    check_observability(s.events()).unwrap();
+}
+
+/// fuzz/corpus/session_ops/regress-plan-while-redirected-call-out: the host redirected to `x`,
+/// the session planned and dispatched `a` while `x` was still out, `x` failed and `a` finished
+/// the task: `x`'s failure had no answer. Failures still pending when the goal is reached are
+/// answered as the run went: around them (see also the soak case below).
+#[test]
+fn a_redirected_call_failing_while_the_plan_finishes_is_answered() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"x"},{"id":"done","tool":false}],
+            "edges":[{"from":"start","to":"a"},{"from":"a","to":"done"},
+                     {"from":"start","to":"x","cost":5},{"from":"x","to":"done"}],
+            "start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    assert_eq!(s.redirect("x", 0).unwrap().tool, "x");
+    let Action::CallTools { calls } = s.next(1) else { panic!("no call") };
+    assert_eq!(calls[0].tool, "a");
+    s.report("x", ToolResult::outage("down"), 2).unwrap();
+    s.report("a", ToolResult::ok(json!({}), 1.0), 3).unwrap();
+    let Action::Finished { outcome } = s.next(3) else { panic!("not finished") };
+    assert_eq!(outcome.status, Status::Completed);
+    check_observability(s.events()).unwrap();
+    assert!(s
+        .events()
+        .iter()
+        .any(|e| matches!(&e.kind, EventKind::Rerouted { around, .. } if around == &["x"])));
+}
+
+/// Found by the soak (crates/core/examples/soak.rs, seed 1, session 8): an escalation answered by
+/// demoting to a node already completed planned a goal with nothing left to do, and the session
+/// replanned until its loop guard gave up ("session made no progress"). A demoted goal that is
+/// already reached finishes the task.
+#[test]
+fn demoting_to_a_completed_node_finishes_the_task() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"b"},{"id":"done","tool":false}],
+            "edges":[{"from":"start","to":"a"},{"from":"a","to":"b"},{"from":"b","to":"done"}],
+            "start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
+    s.report(&calls[0].tool, ToolResult::ok(json!({}), 1.0), 1).unwrap();
+    let Action::CallTools { calls } = s.next(1) else { panic!("no call") };
+    assert_eq!(calls[0].tool, "b");
+    s.report("b", ToolResult::outage("down"), 2).unwrap();
+    let Action::Escalate { request } = s.next(2) else { panic!("no escalation") };
+    assert_eq!(request.reason, EscalationReason::NoPath);
+    s.resolve_escalation(Decision::Demote { goal: "a".into() }, 3).unwrap();
+    let Action::Finished { outcome } = s.next(3) else { panic!("not finished") };
+    assert_eq!((outcome.status, outcome.goal.as_str()), (Status::Demoted, "a"));
+    assert_eq!(outcome.path, ["start", "a"]);
+    assert_eq!(outcome.message, None);
+    check_observability(s.events()).unwrap();
+}
+
+/// Found by the soak (sessions sharing a router's health): a breaker opened in one task, its
+/// cooldown passed before the next task began, yet the next task planned over the stale open
+/// state, found no path and escalated instead of probing. Breakers are brought up to date
+/// before every plan.
+#[test]
+fn a_breaker_cooled_down_between_tasks_is_probed_not_escalated() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"done","tool":false}],
+            "edges":[{"from":"start","to":"a"},{"from":"a","to":"done"}],"start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut first = Session::new(graph.clone(), Task::default(), 0).unwrap();
+    assert!(matches!(first.next(0), Action::CallTools { .. }));
+    first.report("a", ToolResult::outage("down"), 1).unwrap();
+    assert!(matches!(first.next(1), Action::Escalate { .. }));
+    first.resolve_escalation(Decision::Abort { message: "later".into() }, 1).unwrap();
+    let health = first.into_health();
+    assert_eq!(health.state(1), shr_core::BreakerState::Open);
+
+    let config = SessionConfig::default();
+    let later = 1 + config.breaker.cooldown_ms;
+    let mut second =
+        Session::with_parts(graph, Task::default(), health, config, Monitors::default(), later).unwrap();
+    match second.next(later) {
+        Action::CallTools { calls } => assert_eq!(calls[0].tool, "a"),
+        other => panic!("{other:?} after the cooldown"),
+    }
+    second.report("a", ToolResult::ok(json!({}), 1.0), later + 1).unwrap();
+    let Action::Finished { outcome } = second.next(later + 1) else { panic!("not finished") };
+    assert_eq!(outcome.status, Status::Completed);
+    check_observability(second.events()).unwrap();
+    assert!(second
+        .events()
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::BreakerChanged { to: shr_core::BreakerState::HalfOpen, .. })));
+}
+
+/// fuzz/corpus/session_ops/regress-redirect-to-waypoint-guard-loop: the host redirected to a
+/// waypoint (not a tool) and reported a result for it. That stale result then failed the guard
+/// of an edge leaving the waypoint on every plan; revisiting a waypoint produces no new result
+/// and costs no visit, so the session replanned the same revisit until its loop guard gave up
+/// ("session made no progress"). A waypoint keeps no result: guards on its edges hold.
+#[test]
+fn a_result_reported_for_a_waypoint_does_not_trap_the_plan() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"n0","tool":false},{"id":"n1","join":{"quorum":2}},{"id":"n2"},{"id":"n3"}],
+            "edges":[{"from":"n2","to":"n0","cost":60},{"from":"n3","to":"n1","cost":29},
+                     {"from":"n0","to":"n1","cost":28,"guard":{"field":"ok","equals":false}},
+                     {"from":"n2","to":"n3","cost":25,"guard":{"field":"ok","equals":false,"negate":true}},
+                     {"from":"n0","to":"n2","cost":7}],
+            "start":"n0","goal":"n1"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let mut in_flight = vec![s.redirect("n0", 0).unwrap().tool];
+    let mut now = 0;
+    let outcome = loop {
+        now += 10;
+        for t in in_flight.drain(..) {
+            s.report(&t, ToolResult::ok(json!({ "ok": true }), 9.0), now).unwrap();
+        }
+        match s.next(now) {
+            Action::CallTools { calls } => in_flight.extend(calls.into_iter().map(|c| c.tool)),
+            Action::Escalate { .. } => {
+                s.resolve_escalation(Decision::Abort { message: "stop".into() }, now).unwrap()
+            }
+            Action::Wait => panic!("wait with nothing in flight"),
+            Action::Finished { outcome } => break outcome,
+        }
+        assert!(now < 1_000, "no end");
+    };
+    assert_ne!(outcome.message.as_deref(), Some("session made no progress"));
+    assert_eq!(outcome.status, Status::Completed);
+    check_observability(s.events()).unwrap();
+}
+
+/// fuzz/corpus/graph_json/regress-float-round-trip: a cost written as a large integer was read as
+/// the nearest f64, written back by `to_json` in its shortest form, and that text read back as
+/// a neighbouring f64: export then import changed the description. serde_json's exact float
+/// parsing (`float_roundtrip`) makes the round trip lossless.
+#[test]
+fn costs_survive_export_and_import_exactly() {
+    for cost in [
+        "4444444444144444441",
+        "4.4444444441444444e+18",
+        "0.30000000000000004",
+        "1e-300",
+        "123456789.12345679",
+    ] {
+        let text = format!(
+            r#"{{"nodes":[{{"id":"a"}},{{"id":"b"}}],"edges":[{{"from":"a","to":"b","cost":{cost}}}],
+                "start":"a","goal":"b"}}"#
+        );
+        let g = ToolGraph::from_json(&text).unwrap();
+        let again = ToolGraph::from_json(&g.to_json()).unwrap();
+        assert_eq!(again.edge(0).cost.to_bits(), g.edge(0).cost.to_bits(), "{cost}");
+        assert_eq!(again.spec(), g.spec());
+        assert_eq!(again.to_json(), g.to_json());
+    }
+    // And the value read is the correctly rounded one.
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b","cost":4.4444444441444444e+18}],
+            "start":"a","goal":"b"}"#,
+    )
+    .unwrap();
+    assert_eq!(g.edge(0).cost, 4_444_444_444_144_444_416.0);
+}
+
+/// fuzz/corpus/session_ops/regress-retry-backoff-overflow: a description may declare any u64
+/// backoff; the retry time `now + backoff x attempt` overflowed (a panic with overflow checks, a
+/// retry time in the past without). It saturates: the retry is due at the end of time.
+#[test]
+fn a_huge_retry_backoff_saturates() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a","retry":{"attempts":2,"backoff_ms":18446744073709551615}},
+                     {"id":"done","tool":false}],
+            "edges":[{"from":"start","to":"a"},{"from":"a","to":"done"}],"start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let now = 80_876_777_290_858_495;
+    let mut s = Session::new(graph, Task::default(), now).unwrap();
+    assert!(matches!(s.next(now), Action::CallTools { .. }));
+    s.report("a", ToolResult::transient("503"), now).unwrap();
+    let Action::CallTools { calls } = s.next(now) else { panic!("no retry") };
+    assert_eq!((calls[0].attempt, calls[0].not_before), (2, u64::MAX));
+    check_observability(s.events()).unwrap();
+}
+
+/// Found by the soak (seed 1, sessions 80986 and 717258 of 1,000,000): branches were out when
+/// an escalation demoted the goal to one of them; another branch then failed, and the demoted
+/// goal completed before any replan answered that failure. Failures still pending when the goal
+/// is reached are answered as the run went: around them (`Rerouted`, same plan).
+#[test]
+fn a_failure_pending_when_the_goal_is_reached_is_answered() {
+    let graph = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a"},{"id":"b"},{"id":"c"},
+                     {"id":"done","tool":false,"join":{"quorum":3}}],
+            "edges":[{"from":"start","to":"a"},{"from":"start","to":"b"},{"from":"start","to":"c"},
+                     {"from":"a","to":"done"},{"from":"b","to":"done"},{"from":"c","to":"done"}],
+            "start":"start","goal":"done"}"#,
+    )
+    .unwrap();
+    let mut s = Session::new(graph, Task::default(), 0).unwrap();
+    let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
+    assert_eq!(calls.len(), 3);
+    let bad_input = ToolResult::Err(shr_core::ToolFailure {
+        category: shr_core::Category::Input,
+        transient: false,
+        message: "bad arguments".into(),
+        agent_action: None,
+        latency_ms: 1.0,
+    });
+    s.report("c", bad_input, 1).unwrap();
+    assert!(matches!(s.next(1), Action::Escalate { .. }));
+    s.resolve_escalation(Decision::Demote { goal: "a".into() }, 2).unwrap();
+    assert_eq!(s.next(2), Action::Wait);
+    s.report("b", ToolResult::outage("down"), 3).unwrap();
+    s.report("a", ToolResult::ok(json!({}), 1.0), 4).unwrap();
+    let Action::Finished { outcome } = s.next(4) else { panic!("not finished") };
+    assert_eq!((outcome.status, outcome.goal.as_str()), (Status::Demoted, "a"));
+    check_observability(s.events()).unwrap();
+    let around: Vec<Vec<String>> = s
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Rerouted { around, .. } if !around.is_empty() => Some(around.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(around, [vec!["b".to_string()]]);
+}

@@ -1,0 +1,497 @@
+//! Arbitrary sequences of session operations on a small arbitrary graph.
+//!
+//! The host is hostile: it reports tools that were never called (or do not exist), reports
+//! twice, answers escalations that were never asked, demotes to unknown goals, lets the clock go
+//! backwards or jump to the end of time. The session must never panic, never ask the host to
+//! wait with nothing in flight, never call a tool it routed around, keep its budgets, and when
+//! it finishes keep the DESIGN section 7 invariants (observability, no silent skipped step).
+//! The same input must give the same events (determinism).
+#![no_main]
+
+use std::collections::BTreeSet;
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use serde_json::{json, Value};
+use shr_core::event::{check_observability, to_json_lines, EventKind};
+use shr_core::health::HealthBook;
+use shr_core::session::audit_completion;
+use shr_core::{
+    Action, BreakerConfig, Category, Decision, Monitors, Session, SessionConfig, Status, Task, ToolFailure,
+    ToolGraph, ToolResult,
+};
+
+#[derive(Arbitrary, Debug)]
+struct NodeGen {
+    tool: bool,
+    base_cost: u8,
+    quorum: u8,
+    retry: Option<(u8, Backoff)>,
+    quota: Option<u8>,
+    validator: Option<u8>,
+    stage: u8,
+}
+
+#[derive(Arbitrary, Debug)]
+enum Backoff {
+    Small(u8),
+    Any(u64),
+}
+
+#[derive(Arbitrary, Debug)]
+struct EdgeGen {
+    from: u8,
+    to: u8,
+    cost: u8,
+    /// Guard on the source's `ok` field: (equals, negate).
+    guard: Option<(bool, bool)>,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    nodes: Vec<NodeGen>,
+    edges: Vec<EdgeGen>,
+    goal: u8,
+    task_goal: Option<u8>,
+    task_start: Option<u8>,
+    /// Risk rule on stage s1 with this max, and the context amount.
+    risk: Option<(u8, u8)>,
+    known_bad: Vec<u8>,
+    /// Intent rule priority, and whether the request matches it.
+    intent: Option<(u8, bool)>,
+    tool_budget: u8,
+    escalation_budget: u8,
+    visit_budget: u8,
+    breaker: Option<(u8, u8, u8, u8, u8)>,
+    start_clock: u64,
+    ops: Vec<Op>,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Clock {
+    Same,
+    Advance(u16),
+    AdvanceBig(u32),
+    Back(u16),
+    Jump(u64),
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum ResultGen {
+    Ok { ok_field: Option<bool>, count: i8, latency: u8 },
+    Fail { category: u8, transient: bool, agent_action: bool, latency: u8 },
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum DecisionGen {
+    Demote(u8),
+    Approve,
+    Abort,
+    HandOff,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Op {
+    Next(Clock),
+    /// Report one of the calls in flight (or, when none is, node `pick`).
+    ReportCall {
+        pick: u8,
+        result: ResultGen,
+        clock: Clock,
+    },
+    /// Report any node id, including unknown ones and ones never called.
+    ReportNode {
+        node: u8,
+        result: ResultGen,
+        clock: Clock,
+    },
+    /// Report every call in flight with the same result (K failures together).
+    ReportAll {
+        result: ResultGen,
+        clock: Clock,
+    },
+    Resolve {
+        decision: DecisionGen,
+        clock: Clock,
+    },
+    Redirect {
+        node: u8,
+        clock: Clock,
+    },
+}
+
+fn id(i: usize) -> String {
+    format!("n{i}")
+}
+
+/// Node `i` of `n`, or an id the graph does not have.
+fn node_or_ghost(i: u8, n: usize) -> String {
+    if (i as usize) < n {
+        id(i as usize)
+    } else if i.is_multiple_of(2) {
+        format!("ghost{i}")
+    } else {
+        String::new()
+    }
+}
+
+fn latency(l: u8) -> f64 {
+    match l % 8 {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => -1.0,
+        3 => 1e300,
+        _ => l as f64,
+    }
+}
+
+fn result(r: ResultGen) -> ToolResult {
+    match r {
+        ResultGen::Ok { ok_field, count, latency: l } => {
+            let mut out = json!({ "count": count, "items": if count > 0 { json!([1]) } else { json!([]) } });
+            if let Some(ok) = ok_field {
+                out["ok"] = Value::Bool(ok);
+            }
+            ToolResult::ok(out, latency(l))
+        }
+        ResultGen::Fail { category, transient, agent_action, latency: l } => ToolResult::Err(ToolFailure {
+            category: match category % 3 {
+                0 => Category::Service,
+                1 => Category::Input,
+                _ => Category::Policy,
+            },
+            transient,
+            message: "fuzz".into(),
+            agent_action: agent_action.then(|| "try again later".into()),
+            latency_ms: latency(l),
+        }),
+    }
+}
+
+fn graph(input: &Input) -> ToolGraph {
+    let n = 2 + input.nodes.len().min(7);
+    let mut seen = BTreeSet::new();
+    let mut indeg = vec![0u32; n];
+    let mut edges = Vec::new();
+    for e in input.edges.iter().take(24) {
+        let (a, b) = (e.from as usize % n, e.to as usize % n);
+        if a == b || !seen.insert((a, b)) {
+            continue;
+        }
+        indeg[b] += 1;
+        let mut edge = json!({ "from": id(a), "to": id(b), "cost": e.cost as f64 / 4.0 });
+        if let Some((equals, negate)) = e.guard {
+            edge["guard"] = json!({ "field": "ok", "equals": equals, "negate": negate });
+        }
+        edges.push(edge);
+    }
+    let nodes: Vec<Value> = (0..n)
+        .map(|i| {
+            let mut node = json!({ "id": id(i) });
+            let Some(g) = input.nodes.get(i) else { return node };
+            node["tool"] = json!(g.tool || i != 0);
+            node["base_cost"] = json!([1.0, 0.0, 0.5, 3.0][g.base_cost as usize % 4]);
+            if g.quorum % 4 >= 2 && indeg[i] >= 2 {
+                node["join"] = json!({ "quorum": 2 + (g.quorum as u32 / 4) % (indeg[i] - 1) });
+            }
+            if let Some((attempts, backoff)) = &g.retry {
+                let backoff = match backoff {
+                    Backoff::Small(b) => *b as u64 * 10,
+                    Backoff::Any(b) => *b,
+                };
+                node["retry"] = json!({ "attempts": attempts % 11, "backoff_ms": backoff });
+            }
+            if let Some(q) = g.quota {
+                node["quota"] = json!(1 + q % 4);
+            }
+            match g.validator.map(|v| v % 3) {
+                Some(0) => node["validators"] = json!([{ "field": "count", "min": 0 }]),
+                Some(1) => node["validators"] = json!([{ "field": "items", "non_empty": true }]),
+                Some(_) => node["validators"] = json!([{ "field": "ok", "one_of": [true] }]),
+                None => {}
+            }
+            node["stage"] = json!(format!("s{}", g.stage % 3));
+            node
+        })
+        .collect();
+    let mut spec = json!({
+        "nodes": nodes, "edges": edges, "start": id(0), "goal": id(input.goal as usize % n),
+    });
+    if let Some((max, _)) = input.risk {
+        spec["risk_rules"] = json!([{ "key": "amount", "max": max as f64, "stage": "s1" }]);
+    }
+    if let Some((p, _)) = input.intent {
+        let priority = [0.5, 0.9, 0.98, 1.0][p as usize % 4];
+        spec["intents"] = json!([{ "keyword": "refund", "priority": priority }]);
+    }
+    ToolGraph::from_json(&spec.to_string()).expect("generated graphs are valid")
+}
+
+/// What the host knows, to check the session against.
+struct Host {
+    now: u64,
+    in_flight: BTreeSet<String>,
+    /// Tools the session routed around (failed or refused, not retried): never called again.
+    avoided: BTreeSet<String>,
+    redirected: bool,
+    start: usize,
+}
+
+impl Host {
+    fn tick(&mut self, c: Clock) -> u64 {
+        self.now = match c {
+            Clock::Same => self.now,
+            Clock::Advance(d) => self.now.saturating_add(d as u64),
+            Clock::AdvanceBig(d) => self.now.saturating_add(d as u64),
+            Clock::Back(d) => self.now.saturating_sub(d as u64),
+            Clock::Jump(t) => t,
+        };
+        self.now
+    }
+}
+
+fn check_events(s: &Session) {
+    let mut last = 0;
+    for (i, e) in s.events().iter().enumerate() {
+        assert_eq!(e.seq as usize, i, "event seq out of order");
+        assert!(e.at >= last, "event clock went backwards: {} after {last}", e.at);
+        last = e.at;
+    }
+}
+
+fn next(s: &mut Session, h: &mut Host, graph: &ToolGraph, config: &SessionConfig) -> Action {
+    let action = s.next(h.now);
+    check_events(s);
+    match &action {
+        Action::Wait => assert!(!h.in_flight.is_empty(), "asked to wait with nothing in flight"),
+        Action::CallTools { calls } => {
+            assert!(!calls.is_empty(), "CallTools with no call");
+            for c in calls {
+                assert!(graph.index(&c.tool).is_some_and(|v| graph.node(v).tool), "called a non-tool");
+                assert!(h.in_flight.insert(c.tool.clone()), "called {} while in flight", c.tool);
+                if !h.redirected {
+                    assert!(!h.avoided.contains(&c.tool), "called {} after routing around it", c.tool);
+                }
+            }
+            if !h.redirected {
+                assert!(s.tool_calls() <= config.tool_budget, "tool budget exceeded");
+            }
+            check_observability(s.events()).unwrap();
+        }
+        Action::Escalate { .. } => {
+            assert!(s.escalation().is_some());
+            check_observability(s.events()).unwrap();
+        }
+        Action::Finished { outcome } => {
+            assert!(s.llm_calls() <= config.escalation_budget, "escalation budget exceeded");
+            check_observability(s.events()).unwrap();
+            assert_ne!(outcome.message.as_deref(), Some("session made no progress"), "endless loop cut");
+            let finished = s.events().iter().filter(|e| matches!(e.kind, EventKind::Finished { .. })).count();
+            assert_eq!(finished, 1, "Finished events");
+            assert!(matches!(s.events().last().map(|e| &e.kind), Some(EventKind::Finished { .. })));
+            assert_eq!(outcome.path, s.completed().collect::<Vec<_>>());
+            if outcome.status != Status::Escalated && !h.redirected {
+                let done: Vec<usize> = s.completed().filter_map(|id| graph.index(id)).collect();
+                let goal = graph.index(&outcome.goal).unwrap();
+                let start = h.start;
+                if let Err(e) = audit_completion(graph, start, &done, goal) {
+                    panic!("{:?} with a required step missing: {e}", outcome.status);
+                }
+            }
+            if outcome.status == Status::Completed {
+                assert_eq!(outcome.goal, outcome.original_goal);
+            }
+        }
+    }
+    action
+}
+
+fn report(s: &mut Session, h: &mut Host, tool: &str, r: ResultGen) {
+    let before = s.events().len();
+    match s.report(tool, result(r), h.now) {
+        Ok(()) => {
+            assert!(h.in_flight.remove(tool), "report of {tool} accepted while not in flight");
+            let new = &s.events()[before..];
+            let routed_around = new.iter().any(|e| matches!(&e.kind, EventKind::ToolFailed { tool: t, category, .. } if t == tool && *category != Category::Input))
+                && !new.iter().any(|e| matches!(&e.kind, EventKind::Retried { tool: t, .. } if t == tool));
+            if routed_around {
+                h.avoided.insert(tool.to_string());
+            }
+        }
+        Err(shr_core::SessionError::Finished) => assert!(s.is_finished()),
+        Err(_) => {
+            assert!(!h.in_flight.contains(tool) || s.is_finished(), "refused a report of {tool} in flight")
+        }
+    }
+    check_events(s);
+}
+
+fn run(input: &Input) -> Option<String> {
+    let graph = graph(input);
+    let n = graph.node_count();
+    let mut context = shr_core::Context::new();
+    if let Some((_, amount)) = input.risk {
+        context.insert("amount".into(), json!(amount as f64 * 2.0));
+    }
+    if !input.known_bad.is_empty() {
+        let bad: Vec<Value> = input.known_bad.iter().take(4).map(|&b| json!(node_or_ghost(b, n))).collect();
+        context.insert("known_bad".into(), Value::Array(bad));
+    }
+    if let Some((_, hit)) = input.intent {
+        context.insert("request".into(), json!(if hit { "Please REFUND order 7" } else { "hello" }));
+    }
+    let task = Task {
+        goal: input.task_goal.map(|g| node_or_ghost(g, n)),
+        start: input.task_start.map(|g| node_or_ghost(g, n)),
+        context,
+    };
+    let mut breaker = BreakerConfig::default();
+    if let Some((consecutive, min_calls, cooldown, probes, window)) = input.breaker {
+        breaker.consecutive_failures = consecutive as u32 % 5;
+        breaker.min_calls = min_calls as u32 % 6;
+        breaker.cooldown_ms = cooldown as u64 * 100;
+        breaker.half_open_probes = probes as u32 % 3;
+        breaker.window_calls = window as usize % 8;
+        breaker.failure_rate = [0.0, 0.5, 1.0][(window / 8) as usize % 3];
+    }
+    let config = SessionConfig {
+        tool_budget: input.tool_budget as u32 % 40,
+        escalation_budget: input.escalation_budget as u32 % 6,
+        visit_budget: input.visit_budget as u32 % 6,
+        breaker,
+    };
+    let health = HealthBook::new(&graph, breaker);
+    let Ok(mut s) = Session::with_parts(
+        graph.clone(),
+        task.clone(),
+        health,
+        config,
+        Monitors::default(),
+        input.start_clock,
+    ) else {
+        let goal_ok = task.goal.as_ref().is_none_or(|g| graph.index(g).is_some());
+        let start_ok = task.start.as_ref().is_none_or(|g| graph.index(g).is_some());
+        assert!(!(goal_ok && start_ok), "a valid task was refused");
+        return None;
+    };
+    let start = task.start.as_ref().and_then(|id| graph.index(id)).unwrap_or(graph.start());
+    let mut h = Host {
+        now: input.start_clock,
+        in_flight: BTreeSet::new(),
+        avoided: BTreeSet::new(),
+        redirected: false,
+        start,
+    };
+
+    for op in input.ops.iter().take(200) {
+        match *op {
+            Op::Next(c) => {
+                h.tick(c);
+                next(&mut s, &mut h, &graph, &config);
+            }
+            Op::ReportCall { pick, result, clock } => {
+                h.tick(clock);
+                let tool = if h.in_flight.is_empty() {
+                    node_or_ghost(pick, n)
+                } else {
+                    h.in_flight.iter().nth(pick as usize % h.in_flight.len()).unwrap().clone()
+                };
+                report(&mut s, &mut h, &tool, result);
+            }
+            Op::ReportNode { node, result, clock } => {
+                h.tick(clock);
+                report(&mut s, &mut h, &node_or_ghost(node, n), result);
+            }
+            Op::ReportAll { result, clock } => {
+                h.tick(clock);
+                let all: Vec<String> = h.in_flight.iter().cloned().collect();
+                for tool in all {
+                    report(&mut s, &mut h, &tool, result);
+                }
+            }
+            Op::Resolve { decision, clock } => {
+                h.tick(clock);
+                let had = s.escalation().is_some();
+                let was_finished = s.is_finished();
+                let d = match decision {
+                    DecisionGen::Demote(g) => Decision::Demote { goal: node_or_ghost(g, n) },
+                    DecisionGen::Approve => Decision::Approve,
+                    DecisionGen::Abort => Decision::Abort { message: "fuzz abort".into() },
+                    DecisionGen::HandOff => Decision::HandOff { to: "a person".into() },
+                };
+                let unknown = matches!(&d, Decision::Demote { goal } if graph.index(goal).is_none());
+                let r = s.resolve_escalation(d, h.now);
+                if was_finished {
+                    assert!(r.is_err(), "a finished session accepted a decision");
+                } else if !had {
+                    assert!(r.is_err(), "resolved an escalation that was never asked");
+                } else if unknown {
+                    assert!(
+                        r.is_err() && s.escalation().is_some(),
+                        "unknown goal accepted or lost escalation"
+                    );
+                } else {
+                    assert!(r.is_ok());
+                }
+                check_events(&s);
+            }
+            Op::Redirect { node, clock } => {
+                h.tick(clock);
+                let tool = node_or_ghost(node, n);
+                let finished = s.is_finished();
+                match s.redirect(&tool, h.now) {
+                    Ok(call) => {
+                        h.redirected = true;
+                        h.in_flight.clear();
+                        h.in_flight.insert(call.tool);
+                    }
+                    Err(_) => {
+                        if !finished && graph.index(&tool).is_some() {
+                            // Cancelled everything and dispatched nothing.
+                            h.redirected = true;
+                            h.in_flight.clear();
+                        }
+                    }
+                }
+                check_events(&s);
+            }
+        }
+        if s.is_finished() {
+            // Terminal: nothing more is accepted and next keeps saying Finished.
+            assert!(matches!(s.next(h.now), Action::Finished { .. }));
+            assert!(s
+                .report("n0", result(ResultGen::Ok { ok_field: None, count: 1, latency: 9 }), h.now)
+                .is_err());
+            assert!(s.resolve_escalation(Decision::Approve, h.now).is_err());
+        }
+    }
+
+    // A well-behaved host finishes the task: every call succeeds, escalations are aborted.
+    for _ in 0..500 {
+        h.tick(Clock::Advance(10));
+        match next(&mut s, &mut h, &graph, &config) {
+            Action::CallTools { .. } | Action::Wait => {
+                let all: Vec<String> = h.in_flight.iter().cloned().collect();
+                for tool in all {
+                    report(
+                        &mut s,
+                        &mut h,
+                        &tool,
+                        ResultGen::Ok { ok_field: Some(true), count: 1, latency: 9 },
+                    );
+                }
+            }
+            Action::Escalate { .. } => {
+                s.resolve_escalation(Decision::Abort { message: "fuzz: give up".into() }, h.now).unwrap();
+            }
+            Action::Finished { .. } => return Some(to_json_lines(s.events())),
+        }
+    }
+    panic!("the session did not finish under a well-behaved host");
+}
+
+fuzz_target!(|input: Input| {
+    let a = run(&input);
+    let b = run(&input);
+    assert_eq!(a, b, "same input, different events");
+});
