@@ -332,6 +332,10 @@ fn log_line(e: &EventKind) -> Option<(&'static str, String)> {
         EventKind::BreakerChanged { tool, from, to } => {
             ("breaker", format!("{tool} breaker {from:?} → {to:?}"))
         }
+        // llm_call 0: the escalation budget is spent, so the task stops without asking the LLM.
+        EventKind::Escalated { reason, goal, llm_call: 0, .. } => {
+            ("escalate", format!("escalated ({reason:?}) on {goal}: escalation budget spent, no LLM call"))
+        }
         EventKind::Escalated { reason, goal, llm_call, .. } => {
             ("escalate", format!("escalated ({reason:?}) on {goal}: LLM call #{llm_call}"))
         }
