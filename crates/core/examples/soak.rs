@@ -79,20 +79,7 @@ fn rss_kib() -> u64 {
 }
 
 fn node(id: String) -> NodeSpec {
-    NodeSpec {
-        id,
-        label: None,
-        stage: None,
-        base_cost: 1.0,
-        tool: true,
-        join: None,
-        retry: None,
-        quota: None,
-        baseline_latency_ms: None,
-        validators: Vec::new(),
-        x: None,
-        y: None,
-    }
+    NodeSpec::new(id)
 }
 
 /// A random graph: a chain that keeps the goal reachable, random extra edges (back edges make

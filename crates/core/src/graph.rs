@@ -80,6 +80,26 @@ pub struct NodeSpec {
     pub y: Option<f64>,
 }
 
+impl NodeSpec {
+    /// A tool node with every optional field left out, as `{"id": ...}` in JSON would give.
+    pub fn new(id: impl Into<String>) -> NodeSpec {
+        NodeSpec {
+            id: id.into(),
+            label: None,
+            stage: None,
+            base_cost: 1.0,
+            tool: true,
+            join: None,
+            retry: None,
+            quota: None,
+            baseline_latency_ms: None,
+            validators: Vec::new(),
+            x: None,
+            y: None,
+        }
+    }
+}
+
 /// `"join": {"quorum": k}` in JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JoinSpec {

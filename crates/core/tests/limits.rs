@@ -6,20 +6,7 @@ use shr_core::limits;
 use shr_core::{ProblemKind, ToolGraph};
 
 fn node(id: String) -> NodeSpec {
-    NodeSpec {
-        id,
-        label: None,
-        stage: None,
-        base_cost: 1.0,
-        tool: true,
-        join: None,
-        retry: None,
-        quota: None,
-        baseline_latency_ms: None,
-        validators: Vec::new(),
-        x: None,
-        y: None,
-    }
+    NodeSpec::new(id)
 }
 
 #[test]
