@@ -220,7 +220,7 @@ impl View {
                     run.tool_calls,
                     run.success,
                 );
-                let react = react_of(&shr);
+                let react = scenario::as_react(shr.clone());
                 (shr, react, None)
             }
             Source::Perturb { task, target, mode, validators, .. } => {
@@ -234,7 +234,7 @@ impl View {
                     run.flags.tool_calls,
                     run.flags.recovered,
                 );
-                let react = react_of(&shr);
+                let react = scenario::as_react(shr.clone());
                 (shr, react, None)
             }
         };
@@ -300,16 +300,6 @@ fn session_report(
         escalations: escalations.to_vec(),
         events: events.to_vec(),
     }
-}
-
-/// The ReAct baseline on the same actions: an LLM call per decision (its cost model in shr-core).
-fn react_of(shr: &RunReport) -> RunReport {
-    let mut react = shr.clone();
-    react.executor = Executor::React;
-    react.llm_calls = scenario::react_llm_calls(&shr.events);
-    react.recoveries = 0;
-    react.events.clear();
-    react
 }
 
 /// Completions per node, and the edges taken back into already visited nodes: from the order

@@ -192,15 +192,19 @@ impl Monitor for ProgressMonitor {
                 },
             });
         }
-        let used = view.tool_calls + view.next_tools.len() as u32;
-        if !view.next_tools.is_empty() && used > view.tool_budget {
-            out.push(Signal {
-                source: MonitorKind::Progress,
-                priority: priority::BUDGET,
-                kind: SignalKind::Budget { used, limit: view.tool_budget },
-            });
-        }
+        out.extend(budget_signal(view.tool_calls, view.next_tools.len(), view.tool_budget));
     }
+}
+
+/// The budget signal when calling `next` more tools after `used` would pass `limit`. The session
+/// also enforces it as a hard limit, whatever outbids it in the competition.
+pub fn budget_signal(used: u32, next: usize, limit: u32) -> Option<Signal> {
+    let after = used.saturating_add(next as u32);
+    (next > 0 && after > limit).then_some(Signal {
+        source: MonitorKind::Progress,
+        priority: priority::BUDGET,
+        kind: SignalKind::Budget { used: after, limit },
+    })
 }
 
 /// The longest cycle (2 to 4 tools) that the end of `history` repeats at least `repeats` times.

@@ -29,7 +29,7 @@ use crate::error::SessionError;
 use crate::event::{Event, EventKind, PlanView};
 use crate::graph::{Join, NodeIx, ToolGraph};
 use crate::health::{BreakerConfig, HealthBook, Transition};
-use crate::monitor::{compete, Context, DecisionView, MonitorKind, Monitors, Signal, SignalKind};
+use crate::monitor::{budget_signal, compete, Context, DecisionView, Monitors, Signal, SignalKind};
 use crate::validate;
 use crate::Millis;
 
@@ -116,10 +116,10 @@ impl ToolResult {
         ToolResult::Ok { output, latency_ms }
     }
 
-    /// A permanent service failure: an outage.
-    pub fn outage(message: impl Into<String>) -> Self {
+    /// A permanent failure of the given category, with no recovery text.
+    pub fn failed(category: Category, message: impl Into<String>) -> Self {
         ToolResult::Err(ToolFailure {
-            category: Category::Service,
+            category,
             transient: false,
             message: message.into(),
             agent_action: None,
@@ -127,15 +127,30 @@ impl ToolResult {
         })
     }
 
+    /// A permanent service failure: an outage.
+    pub fn outage(message: impl Into<String>) -> Self {
+        ToolResult::failed(Category::Service, message)
+    }
+
     /// A transient service failure (timeout, 503).
     pub fn transient(message: impl Into<String>) -> Self {
-        ToolResult::Err(ToolFailure {
-            category: Category::Service,
-            transient: true,
-            message: message.into(),
-            agent_action: None,
-            latency_ms: 0.0,
-        })
+        ToolResult::failed(Category::Service, message).with_transient()
+    }
+
+    /// The same failure, marked worth retrying. A success is left as it is.
+    pub fn with_transient(mut self) -> Self {
+        if let ToolResult::Err(f) = &mut self {
+            f.transient = true;
+        }
+        self
+    }
+
+    /// The same failure, carrying the tool's recovery text (seed 003). A success is left as it is.
+    pub fn with_agent_action(mut self, text: impl Into<String>) -> Self {
+        if let ToolResult::Err(f) = &mut self {
+            f.agent_action = Some(text.into());
+        }
+        self
     }
 }
 
@@ -469,13 +484,8 @@ impl Session {
                     // The tool budget is a limit, not a preference: a routine signal that outbids
                     // the budget signal (an intent rule above its priority, found by fuzzing)
                     // must not spend past it.
-                    let used = self.tool_calls.saturating_add(ready.len() as u32);
-                    if used > self.config.tool_budget {
-                        let signal = Signal {
-                            source: MonitorKind::Progress,
-                            priority: crate::monitor::priority::BUDGET,
-                            kind: SignalKind::Budget { used, limit: self.config.tool_budget },
-                        };
+                    if let Some(signal) = budget_signal(self.tool_calls, ready.len(), self.config.tool_budget)
+                    {
                         self.escalate(EscalationReason::Budget, None, Some(signal));
                         continue;
                     }

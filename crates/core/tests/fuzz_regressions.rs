@@ -5,7 +5,7 @@ use serde_json::json;
 use shr_core::algo::{oracle, Dijkstra, Plan};
 use shr_core::event::{check_observability, EventKind};
 use shr_core::{
-    Action, Decision, EscalationReason, HealthBook, Monitors, Session, SessionConfig, Status, Task,
+    Action, Category, Decision, EscalationReason, HealthBook, Monitors, Session, SessionConfig, Status, Task,
     ToolGraph, ToolResult,
 };
 
@@ -205,19 +205,9 @@ fn the_escalation_that_exhausts_the_default_budget_is_an_event() {
         now += 1;
         match s.next(now) {
             // Bad input escalates every time and leaves the tool usable.
-            Action::CallTools { calls } => s
-                .report(
-                    &calls[0].tool,
-                    ToolResult::Err(shr_core::ToolFailure {
-                        category: shr_core::Category::Input,
-                        transient: false,
-                        message: "bad arguments".into(),
-                        agent_action: None,
-                        latency_ms: 1.0,
-                    }),
-                    now,
-                )
-                .unwrap(),
+            Action::CallTools { calls } => {
+                s.report(&calls[0].tool, ToolResult::failed(Category::Input, "bad arguments"), now).unwrap()
+            }
             Action::Escalate { .. } => s.resolve_escalation(Decision::Approve, now).unwrap(),
             Action::Wait => panic!("wait with nothing in flight"),
             Action::Finished { outcome } => break outcome,
@@ -335,13 +325,7 @@ fn a_redirect_routes_around_the_failures_reported_before_it() {
     let mut s = Session::new(graph, Task::default(), 0).unwrap();
     let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
     assert_eq!(calls[0].tool, "pay");
-    let refused = ToolResult::Err(shr_core::ToolFailure {
-        category: shr_core::Category::Policy,
-        transient: false,
-        message: "not allowed".into(),
-        agent_action: Some("ask a person".into()),
-        latency_ms: 1.0,
-    });
+    let refused = ToolResult::failed(Category::Policy, "not allowed").with_agent_action("ask a person");
     s.report("pay", refused, 1).unwrap();
     assert_eq!(s.redirect("pay", 2).unwrap().tool, "pay");
     s.report("pay", ToolResult::ok(json!({}), 1.0), 3).unwrap();
@@ -375,13 +359,7 @@ fn a_failure_while_an_escalation_is_pending_joins_it() {
     let mut s = Session::new(graph, Task::default(), 0).unwrap();
     let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
     assert_eq!(calls.len(), 2);
-    let bad_input = ToolResult::Err(shr_core::ToolFailure {
-        category: shr_core::Category::Input,
-        transient: false,
-        message: "bad arguments".into(),
-        agent_action: None,
-        latency_ms: 1.0,
-    });
+    let bad_input = ToolResult::failed(Category::Input, "bad arguments");
     s.report("a", bad_input, 1).unwrap();
     assert_eq!(s.escalation().map(|r| r.failed.clone()), Some(vec![]));
     s.report("b", ToolResult::outage("down"), 2).unwrap();
@@ -634,13 +612,7 @@ fn a_failure_pending_when_the_goal_is_reached_is_answered() {
     let mut s = Session::new(graph, Task::default(), 0).unwrap();
     let Action::CallTools { calls } = s.next(0) else { panic!("no call") };
     assert_eq!(calls.len(), 3);
-    let bad_input = ToolResult::Err(shr_core::ToolFailure {
-        category: shr_core::Category::Input,
-        transient: false,
-        message: "bad arguments".into(),
-        agent_action: None,
-        latency_ms: 1.0,
-    });
+    let bad_input = ToolResult::failed(Category::Input, "bad arguments");
     s.report("c", bad_input, 1).unwrap();
     assert!(matches!(s.next(1), Action::Escalate { .. }));
     s.resolve_escalation(Decision::Demote { goal: "a".into() }, 2).unwrap();

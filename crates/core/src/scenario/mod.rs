@@ -22,7 +22,7 @@ use crate::event::Event;
 use crate::graph::{GraphSpec, ToolGraph};
 use crate::session::{Decision, EscalationReason, EscalationRequest, Status, Task};
 
-pub use react::react_llm_calls;
+pub use react::{as_react, react_llm_calls};
 pub use sim::{MockLlm, MockTools};
 pub use workflow::Workflow;
 

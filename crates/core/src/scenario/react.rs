@@ -11,11 +11,8 @@
 //!
 //! Recoveries without the LLM are zero by construction: every recovery is reasoned.
 
-use alloc::string::ToString;
-
 use super::{sim, Executor, RunReport, Scenario};
 use crate::event::EventKind;
-use crate::session::Session;
 
 /// LLM calls the ReAct cost model charges for a run's events.
 pub fn react_llm_calls(events: &[crate::event::Event]) -> u32 {
@@ -32,14 +29,19 @@ pub fn react_llm_calls(events: &[crate::event::Event]) -> u32 {
     steps + 1
 }
 
+/// ReAct takes the actions SHR takes (the paper grants it correct reasoning), so its run is
+/// SHR's run, charged by the cost model above.
 pub(super) fn run_react(scenario: &Scenario) -> RunReport {
-    let mut session = match Session::new(scenario.graph.clone(), scenario.task.clone(), 0) {
-        Ok(s) => s,
-        Err(e) => return RunReport::failed(scenario, Executor::React, e.to_string()),
-    };
-    let escalations = sim::drive(scenario, &mut session);
-    let mut report = sim::report_from(scenario, Executor::React, &session, escalations);
-    report.llm_calls = react_llm_calls(session.events());
+    as_react(sim::run_shr(scenario))
+}
+
+/// An SHR run's report as the ReAct agent's: same actions and outcome, one LLM call per
+/// decision, no recovery without the LLM. Hosts with runs of their own (the visualizer's cyclic
+/// and perturbation runs) price them with it too.
+pub fn as_react(mut report: RunReport) -> RunReport {
+    report.executor = Executor::React;
+    // A run that never started (a task naming unknown nodes) made no decision and costs nothing.
+    report.llm_calls = if report.events.is_empty() { 0 } else { react_llm_calls(&report.events) };
     report.recoveries = 0;
     report.events.clear();
     report
