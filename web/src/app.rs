@@ -52,9 +52,8 @@ pub struct Page {
 impl Page {
     /// Fails / restores (or sets probing / closes) a tool, and replays the reroute.
     pub fn click_tool(&self, id: &str) {
-        if let Some(Source::Perturb { task, graph, mode, validators, seed, .. }) = self
-            .setup
-            .with_untracked(|s| matches!(s.source, Source::Perturb { .. }).then(|| s.source.clone()))
+        if let Source::Perturb { task, graph, mode, validators, seed, .. } =
+            self.setup.with_untracked(|s| s.source.clone())
         {
             self.show(Source::Perturb { task, graph, target: id.to_string(), mode, validators, seed });
             return;
@@ -103,14 +102,7 @@ impl Page {
 
     /// Shows an imported graph, every tool healthy.
     pub fn import(&self, scenario: Scenario) {
-        self.ghost.set(None);
-        self.picked.set(None);
-        self.setup.set(Setup {
-            source: Source::Imported(Arc::new(scenario)),
-            down: Some(Vec::new()),
-            probing: Vec::new(),
-        });
-        self.replay.finish();
+        self.show(Source::Imported(Arc::new(scenario)));
     }
 }
 
@@ -169,6 +161,33 @@ const COMPLEXITIES: [(Complexity, &str, &str); 4] = [
 
 const MODES: [Mode; 5] = [Mode::P1, Mode::P2, Mode::P3, Mode::P4, Mode::NP];
 
+/// What the URL holds for a setup (an imported graph is not in the URL: it has no id).
+fn shared_state(s: &Setup) -> url::Shared {
+    match &s.source {
+        Source::Pack(sc) => url::Shared {
+            scenario: Some(sc.id.clone()),
+            down: s.down.clone(),
+            probing: s.probing.clone(),
+            ..Default::default()
+        },
+        Source::Cyclic { p, seed, .. } => url::Shared {
+            scenario: Some(s.source.id()),
+            p: Some(*p),
+            seed: Some(*seed),
+            ..Default::default()
+        },
+        Source::Perturb { target, mode, validators, seed, .. } => url::Shared {
+            scenario: Some(s.source.id()),
+            seed: Some(*seed),
+            mode: Some(format!("{mode:?}")),
+            target: Some(target.clone()),
+            validators: Some(*validators),
+            ..Default::default()
+        },
+        Source::Imported(_) => url::Shared::default(),
+    }
+}
+
 /// The initial setup: the URL's scenario and failures, or S2 (a reroute is the first thing worth
 /// seeing). Unknown ids in the URL are dropped rather than failing the page.
 fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
@@ -219,30 +238,7 @@ pub fn App() -> impl IntoView {
     // Keep the URL in step with what is shown, so the address bar is always a shareable link.
     Effect::new(move |_| {
         let s = setup.get();
-        let shared = match &s.source {
-            Source::Pack(sc) => url::Shared {
-                scenario: Some(sc.id.clone()),
-                down: s.down.clone(),
-                probing: s.probing.clone(),
-                ..Default::default()
-            },
-            Source::Cyclic { p, seed, .. } => url::Shared {
-                scenario: Some(s.source.id()),
-                p: Some(*p),
-                seed: Some(*seed),
-                ..Default::default()
-            },
-            Source::Perturb { target, mode, validators, seed, .. } => url::Shared {
-                scenario: Some(s.source.id()),
-                seed: Some(*seed),
-                mode: Some(format!("{mode:?}")),
-                target: Some(target.clone()),
-                validators: Some(*validators),
-                ..Default::default()
-            },
-            Source::Imported(_) => url::Shared::default(),
-        };
-        url::write(&shared);
+        url::write(&shared_state(&s));
     });
 
     let library = StoredValue::new(library);
@@ -410,19 +406,8 @@ fn CyclicControls() -> impl IntoView {
 fn PerturbControls(library: StoredValue<Library>) -> impl IntoView {
     let page = expect_context::<Page>();
     let params = move || {
-        page.setup.with(|s| match &s.source {
-            Source::Perturb { target, mode, validators, seed, .. } => Some((
-                s.source.id(),
-                url::Shared {
-                    seed: Some(*seed),
-                    mode: Some(format!("{mode:?}")),
-                    target: Some(target.clone()),
-                    validators: Some(*validators),
-                    ..Default::default()
-                },
-            )),
-            _ => None,
-        })
+        page.setup
+            .with(|s| matches!(s.source, Source::Perturb { .. }).then(|| (s.source.id(), shared_state(s))))
     };
     let change = move |f: &dyn Fn(&mut url::Shared)| {
         if let Some((id, mut shared)) = params() {
