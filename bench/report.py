@@ -18,9 +18,10 @@ node = json.load(open(os.path.join(RESULTS, "node.json")))
 python = json.load(open(os.path.join(RESULTS, "python.json")))
 memory = [json.loads(line) for line in open(os.path.join(RESULTS, "memory.jsonl")) if line.strip()]
 
-COLUMNS = ["shr-core", "shr-wasm", "petgraph", "ngraph", "graphology", "python-seed001"]
+COLUMNS = ["shr-core", "shr-core-one-sided", "shr-wasm", "petgraph", "ngraph", "graphology", "python-seed001"]
 HEADS = {
     "shr-core": "shr-core native",
+    "shr-core-one-sided": "shr-core native, one-sided",
     "shr-wasm": "shr-wasm from JS",
     "petgraph": "petgraph astar (h=0)",
     "ngraph": "ngraph.path aStar (h=0)",
@@ -32,7 +33,7 @@ HEADS = {
 times, errors = {}, {}
 for r in criterion:
     if r["group"] == "route":
-        col = {"shr": "shr-core", "petgraph_astar": "petgraph"}[r["lib"]]
+        col = {"shr": "shr-core", "shr_one_sided": "shr-core-one-sided", "petgraph_astar": "petgraph"}[r["lib"]]
         times.setdefault(r["param"], {})[col] = r["median_ns"]
 for r in node["results"] + python["results"]:
     if "median_ns" in r:
@@ -168,6 +169,8 @@ pairs = [(g["name"], ratio(g["name"], "petgraph", "shr-core")) for g in index]
 targets.append(("shr-core native at least as fast as petgraph astar at every size", verdict([v for _, v in pairs], lambda v: v >= 1), figures(pairs)))
 pairs = [(n, ratio(n, "petgraph", "shr-core")) for n in big]
 targets.append(("shr-core native 2x faster than petgraph at 1,000 and 100,000 nodes", verdict([v for _, v in pairs], lambda v: v >= 2), figures(pairs)))
+pairs = [(n, ratio(n, "petgraph", "shr-core-one-sided")) for n in big]
+targets.append(("(for reference, not a target) the one-sided search alone against petgraph at 1,000 and 100,000 nodes", "—", figures(pairs)))
 for p in ["ngraph", "graphology"]:
     pairs = [(n, ratio(n, p, "shr-wasm")) for n in big]
     targets.append((f"shr-wasm from JS 3x faster than {p} at 1,000 and 100,000 nodes", verdict([v for _, v in pairs], lambda v: v >= 3), figures(pairs)))
@@ -258,16 +261,24 @@ w("")
 w("## How each column is run")
 w("")
 w("- **shr-core native**: `Dijkstra::route_into` with reused buffers and plan, weight = edge cost "
-  "(`crates/core/benches/route.rs`).")
+  "(`crates/core/benches/route.rs`). A plain point-to-point query (no quorum join, nothing recording "
+  "the steps) takes the two-sided search (`algo::Bidirectional`); the graph with a quorum join takes "
+  "the one-sided search, which sums the join's inputs.")
+w("- **shr-core native, one-sided**: the same call with an observer that asks for the steps, which "
+  "keeps it on the one-directional Dijkstra (what the visualizer replays and cyclic workflows use).")
 w("- **shr-wasm from JS**: `Router.fromJson(graph)` once, then `router.route(start, goal)` per call, from Node "
-  "(`bench/peers.mjs`); the JS-to-wasm boundary and the result's conversion are inside the timing.")
+  "(`bench/peers.mjs`); the JS-to-wasm boundary, the clock read (`Date.now()`), the live health weights "
+  "and the result object `{path, edges, cost}` of id strings are inside the timing. The package is built "
+  "by `scripts/build-wasm-pkg` (profile `wasm-pkg`: shr-core and shr-wasm at `opt-level = 3`, "
+  "`wasm-opt -O3`).")
 w("- **petgraph astar**: `petgraph::algo::astar` with a zero heuristic on `ToolGraph::to_petgraph()`, "
   "returning cost and path (same criterion run).")
 w("- **ngraph.path**: `aStar` with no heuristic (its documented plain-Dijkstra mode), `oriented: true`, "
   "distance = the link's cost.")
 w("- **graphology**: `graphology-shortest-path` `dijkstra.bidirectional`, its point-to-point Dijkstra. "
-  "It searches from both ends, so on the random graphs it settles far fewer nodes than a one-directional "
-  "search (SHR, petgraph, ngraph, seed 001), which must settle nearly everything to reach the deepest goal.")
+  "Like SHR's two-sided search it searches from both ends, so on the random graphs it settles far fewer "
+  "nodes than a one-directional search (petgraph, ngraph, seed 001), which must settle nearly everything "
+  "to reach the deepest goal.")
 w("- **seed 001**: the seed's own `dijkstra` function, verbatim, in `bench/seed001.py` under python3.")
 w("- Each peer's cost is checked against SHR's before timing (except on the graph with a quorum join).")
 w("")

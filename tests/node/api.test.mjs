@@ -98,6 +98,45 @@ test('markDown / markUp reroute, and name unknown tools', async () => {
   await expectCode(() => r.health('nope'), 'unknown_tool', assert);
 });
 
+test('routes at one clock value see every health change made between them', () => {
+  // route() remembers each tool's weight while the health and the clock stay the same.
+  const r = Router.fromJson(refundGraph(), { config: { breaker: { cooldown_ms: 1000 } } });
+  const path = (at = 50) => r.route(null, null, at)?.path ?? null;
+  const viaStripe = ['start', 'crm', 'stripe', 'email', 'done'];
+  const viaRazorpay = ['start', 'crm', 'razorpay', 'email', 'done'];
+  assert.deepEqual(path(), viaStripe);
+  r.markDown('stripe', 50);
+  assert.deepEqual(path(), viaRazorpay, 'markDown');
+  r.markDown('razorpay', 50);
+  assert.equal(path(), null, 'both payment tools down');
+  r.markUp('stripe');
+  assert.deepEqual(path(), viaStripe, 'markUp');
+  r.markUp('razorpay');
+  r.record('stripe', { ok: true, latencyMs: 100, at: 50 });
+  for (let i = 0; i < 5; i++) r.record('stripe', { ok: true, latencyMs: 2000, at: 50 });
+  assert.deepEqual(path(), viaRazorpay, 'record: stripe is slow now');
+  r.markDown('razorpay', 50);
+  assert.deepEqual(path(), viaStripe, 'slow beats down');
+  r.markDown('stripe', 50);
+  assert.equal(path(), null);
+  assert.equal(path(1049), null);
+  assert.deepEqual(path(1050), viaStripe, 'the cooldown is over: both half-open, razorpay failed every call');
+});
+
+test('route sees a weight change that only the clock makes', () => {
+  // Remembered weights hold until an outcome leaves the breaker's window.
+  const r = Router.fromJson(refundGraph(), { config: { breaker: { window_ms: 1000, min_calls: 5 } } });
+  r.record('stripe', { ok: false, at: 100 });
+  r.record('stripe', { ok: false, at: 200 });
+  const path = (at) => r.route(null, null, at).path[2];
+  assert.equal(path(300), 'razorpay', 'stripe fails every call');
+  assert.equal(path(1099), 'razorpay');
+  assert.equal(path(1100), 'razorpay', 'one failure left in the window: still a 100% error rate');
+  assert.equal(path(1199), 'razorpay');
+  assert.equal(path(1200), 'stripe', 'both failures are older than the window');
+  assert.equal(path(1300), 'stripe');
+});
+
 test('record feeds latency and the breaker', async () => {
   const r = Router.fromJson(refundGraph());
   const base = r.record('stripe', { ok: true, latencyMs: 100, at: 0 });

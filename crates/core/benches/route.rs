@@ -3,6 +3,8 @@
 //!
 //! - `route/shr/<graph>`: [`Dijkstra::route_into`] from start to goal, reusing its buffers and
 //!   the plan, edge weight = cost (the steady path of a session);
+//! - `route/shr_one_sided/<graph>`: the same query forced onto the one-directional search (an
+//!   observer that asks for the steps), to show what the two-sided search adds;
 //! - `route/petgraph_astar/<graph>`: petgraph's `astar` with a zero heuristic on
 //!   `ToolGraph::to_petgraph()`, the same query (it returns the path too);
 //! - `reroute_<graph>/shr/<K>`: K = 0, 1, 2, 3, 5, 10 tools of the current best path marked failed
@@ -18,7 +20,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use petgraph::algo::astar;
 use petgraph::graph::NodeIndex;
 use serde_json::Value;
-use shr_core::algo::{Dijkstra, Plan};
+use shr_core::algo::{Dijkstra, Observer, Plan};
 use shr_core::{NodeIx, ToolGraph};
 
 const REROUTE_K: [usize; 6] = [0, 1, 2, 3, 5, 10];
@@ -64,6 +66,10 @@ fn sample_size(g: &ToolGraph) -> usize {
     }
 }
 
+/// Watches nothing, but asks for the steps: the search stays one-directional.
+struct OneSided;
+impl Observer for OneSided {}
+
 fn petgraph_cost(pg: &petgraph::graph::DiGraph<NodeIx, f64>, start: NodeIx, goal: NodeIx) -> Option<f64> {
     astar(pg, NodeIndex::new(start), |n| n.index() == goal, |e| *e.weight(), |_| 0.0).map(|(c, _)| c)
 }
@@ -88,6 +94,15 @@ fn bench_route(c: &mut Criterion) {
             b.iter(|| {
                 d.route_into(g, black_box(&[s]), black_box(goal), &weights, &mut (), &mut plan);
                 black_box(plan.cost)
+            })
+        });
+        let mut one_sided = Plan::default();
+        assert!(d.route_into(g, &[s], goal, &weights, &mut OneSided, &mut one_sided));
+        assert_eq!(one_sided.cost, plan.cost, "{name}: the two searches disagree");
+        group.bench_with_input(BenchmarkId::new("shr_one_sided", name), g, |b, g| {
+            b.iter(|| {
+                d.route_into(g, black_box(&[s]), black_box(goal), &weights, &mut OneSided, &mut one_sided);
+                black_box(one_sided.cost)
             })
         });
         group.bench_with_input(BenchmarkId::new("petgraph_astar", name), &pg, |b, pg| {

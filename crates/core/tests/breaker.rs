@@ -178,3 +178,73 @@ fn health_book_weight_rises_with_latency_errors_and_quota() {
     assert_eq!(h.weight(t, 11), f64::INFINITY, "quota exhausted");
     assert!(h.weight(t, 11 + 60 * 60 * 1000) < f64::INFINITY, "the quota window rolls over");
 }
+
+#[test]
+fn health_book_poll_turns_each_breaker_half_open_exactly_when_its_cooldown_ends() {
+    // `poll` skips its walk over every tool until the earliest cooldown is due: the skip must
+    // never hide a transition.
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s","tool":false},{"id":"a"},{"id":"b"},{"id":"c"}],
+            "edges":[{"from":"s","to":"a"},{"from":"a","to":"b"},{"from":"b","to":"c"}],
+            "start":"s","goal":"c"}"#,
+    )
+    .unwrap();
+    let [a, b, c] = ["a", "b", "c"].map(|id| g.index(id).unwrap());
+    let mut h = HealthBook::new(&g, cfg());
+    let mut out = Vec::new();
+    h.poll(5_000, &mut out);
+    assert!(out.is_empty(), "nothing open, nothing to do");
+    h.trip(b, 500);
+    h.trip(a, 0);
+    // `c` is opened, closed by hand, and opened again: its cooldown runs from 300.
+    h.trip(c, 200);
+    h.reset(c);
+    h.trip(c, 300);
+    let half_open = Transition { from: Open, to: HalfOpen };
+    for (now, want) in
+        [(999, vec![]), (1_000, vec![(a, half_open)]), (1_299, vec![]), (1_300, vec![(c, half_open)])]
+    {
+        out.clear();
+        h.poll(now, &mut out);
+        assert_eq!(out, want, "poll at {now}");
+    }
+    // `b` is still open; a failed probe reopens `a` at 1,400.
+    assert!(h.try_acquire(a, 1_400));
+    h.on_failure(a, 1_400);
+    for (now, want) in
+        [(1_499, vec![]), (1_500, vec![(b, half_open)]), (2_399, vec![]), (2_400, vec![(a, half_open)])]
+    {
+        out.clear();
+        h.poll(now, &mut out);
+        assert_eq!(out, want, "poll at {now}");
+    }
+}
+
+#[test]
+fn health_book_weights_hold_still_until_steady_until() {
+    // A router remembers weights between routes until `steady_until`: no weight may change
+    // before it, and the one it names must be a real change.
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s","tool":false},{"id":"a"},{"id":"q","quota":1}],
+            "edges":[{"from":"s","to":"a"},{"from":"a","to":"q"}],"start":"s","goal":"q"}"#,
+    )
+    .unwrap();
+    let [a, q] = ["a", "q"].map(|id| g.index(id).unwrap());
+    let mut h = HealthBook::new(&g, cfg());
+    assert_eq!(h.steady_until(0), u64::MAX, "nothing recorded: weights never change alone");
+    h.on_failure(a, 100);
+    h.on_success(a, 5.0, 400);
+    assert_eq!(h.steady_until(500), 10_100, "the failure at 100 leaves the 10 s window");
+    let w = h.weight(a, 500);
+    assert_eq!(h.weight(a, 10_099), w);
+    assert!(h.weight(a, 10_100) < w, "without the failure the error rate falls");
+    assert_eq!(h.steady_until(10_100), 10_400, "then the success at 400 leaves");
+    assert_eq!(h.steady_until(10_400), u64::MAX);
+    h.on_call(q, 20_000);
+    let hour = 60 * 60 * 1000;
+    assert_eq!(h.steady_until(20_001), 20_000 + hour);
+    let wq = h.weight(q, 20_001);
+    assert_eq!(h.weight(q, 20_000 + hour - 1), wq);
+    assert_eq!(h.weight(q, 20_000 + hour), 1.0, "the quota call leaves its window");
+    assert_eq!(wq, f64::INFINITY, "quota used up");
+}

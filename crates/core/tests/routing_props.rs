@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use shr_core::algo::{oracle, Dijkstra, Plan};
+use shr_core::algo::{oracle, Dijkstra, Plan, Trace};
 use shr_core::event::{check_observability, to_json_lines};
 use shr_core::graph::Join;
 use shr_core::session::audit_completion;
@@ -18,6 +18,15 @@ struct Case {
 /// Random graph description: `n` nodes, random edges with costs 0..10 (some zero), about one
 /// node in eight a quorum join, and a random failure set.
 fn case(max_nodes: usize) -> impl Strategy<Value = Case> {
+    case_with(max_nodes, true)
+}
+
+/// Join-free graphs, which plain point-to-point queries answer with the two-sided search.
+fn plain_case(max_nodes: usize) -> impl Strategy<Value = Case> {
+    case_with(max_nodes, false)
+}
+
+fn case_with(max_nodes: usize, with_joins: bool) -> impl Strategy<Value = Case> {
     (2..=max_nodes)
         .prop_flat_map(|n| {
             let edges = prop::collection::vec((0..n, 0..n, 0u32..=20), 0..=(n * 4));
@@ -25,7 +34,7 @@ fn case(max_nodes: usize) -> impl Strategy<Value = Case> {
             let failed = prop::collection::vec(prop::bool::weighted(0.2), n);
             (Just(n), edges, joins, failed, 0..n)
         })
-        .prop_map(|(n, edges, joins, failed, goal)| {
+        .prop_map(move |(n, edges, joins, failed, goal)| {
             let mut seen = std::collections::BTreeSet::new();
             let edges: Vec<_> =
                 edges.into_iter().filter(|(a, b, _)| a != b && seen.insert((*a, *b))).collect();
@@ -37,7 +46,7 @@ fn case(max_nodes: usize) -> impl Strategy<Value = Case> {
                 .map(|i| {
                     let mut node = json!({ "id": format!("n{i}") });
                     // About one node in eight needs a quorum of 2 or 3 of its inputs.
-                    if joins[i] == 0 && indeg[i] >= 2 {
+                    if with_joins && joins[i] == 0 && indeg[i] >= 2 {
                         node["join"] = json!({ "quorum": 2 + (indeg[i] > 2 && i % 2 == 0) as u32 });
                     }
                     node
@@ -113,6 +122,47 @@ proptest! {
             (None, None) => {}
             (p, o) => prop_assert!(false, "dijkstra {:?} oracle {:?}", p.as_ref().map(|p| p.cost), o),
         }
+    }
+
+    #[test]
+    fn the_two_sided_search_finds_what_the_one_sided_search_finds(
+        c in plain_case(200),
+        extra in prop::collection::vec(0usize..200, 0..3),
+    ) {
+        let sources: Vec<usize> = core::iter::once(c.graph.start())
+            .chain(extra.into_iter().filter(|&s| s < c.graph.node_count()))
+            .collect();
+        let g = c.graph.goal();
+        let w = weights(&c);
+        let mut d = Dijkstra::new();
+        // Nobody records: the two-sided search. A trace asks for the one-sided one.
+        let two = d.route(&c.graph, &sources, g, &w, &mut ());
+        let one = d.route(&c.graph, &sources, g, &w, &mut Trace::default());
+        let want = oracle::cheapest_cost(&c.graph, &sources, g, &w);
+        match (&two, &one, want) {
+            (Some(p), Some(q), Some(o)) => {
+                prop_assert!(close(p.cost, o) && close(q.cost, o), "two-sided {} one-sided {} oracle {}", p.cost, q.cost, o);
+                // A simple path from a source to the goal, edge after edge.
+                prop_assert!(sources.contains(&p.nodes[0]));
+                prop_assert_eq!(p.nodes.last(), Some(&g));
+                prop_assert_eq!(p.edges.len() + 1, p.nodes.len());
+                for (i, &e) in p.edges.iter().enumerate() {
+                    let edge = c.graph.edge(e);
+                    prop_assert_eq!((edge.from, edge.to), (p.nodes[i], p.nodes[i + 1]));
+                }
+                let mut seen = p.nodes.clone();
+                seen.sort_unstable();
+                seen.dedup();
+                prop_assert_eq!(seen.len(), p.nodes.len(), "a node twice on {:?}", &p.nodes);
+                check_plan(&c, p, p.nodes[0]);
+                prop_assert!(p.seeds.is_empty());
+            }
+            (None, None, None) => {}
+            (p, q, o) => prop_assert!(false, "two-sided {:?} one-sided {:?} oracle {:?}",
+                p.as_ref().map(|p| p.cost), q.as_ref().map(|q| q.cost), o),
+        }
+        // Reused buffers give the same answer as fresh ones.
+        prop_assert_eq!(&two, &Dijkstra::new().route(&c.graph, &sources, g, &w, &mut ()));
     }
 
     #[test]

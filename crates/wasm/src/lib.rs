@@ -18,12 +18,12 @@ pub mod driver;
 pub mod error;
 mod types;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::Function;
 use serde::Serialize;
-use shr_core::algo::{Dijkstra, Plan};
+use shr_core::algo::{Dijkstra, EdgeWeight, Plan};
 use shr_core::health::{BreakerState, Factors};
 use shr_core::{HealthBook, Monitors, NodeIx, SessionConfig, Task, ToolGraph, ToolResult};
 use wasm_bindgen::prelude::*;
@@ -35,6 +35,8 @@ use error::ShrError;
 /// and the host's clock.
 pub(crate) struct Inner {
     pub graph: ToolGraph,
+    /// Changed only by [`Inner::change`], [`Inner::end_run`] and `Router::advance`, which make
+    /// `route` forget the weights it remembered.
     pub health: HealthBook,
     pub config: SessionConfig,
     pub clock: Option<Function>,
@@ -53,17 +55,97 @@ pub(crate) struct Inner {
 pub(crate) struct Routing {
     search: Dijkstra,
     plan: Plan,
-    node_weight: Vec<f64>,
-    /// JS strings of node ids, made on first use.
-    ids: Vec<Option<JsValue>>,
+    /// Live weight of each node, computed when a search first reaches the node (a route on a
+    /// large graph touches few of them) and kept while the health holds still:
+    /// `(memo number, weight)`; a slot of an older number is unknown.
+    node_weight: Vec<Cell<(u32, f64)>>,
+    memo_number: u32,
+    /// The clock values the memo's weights hold for, `from..until` (`HealthBook::steady_until`);
+    /// `None` after the health changed.
+    memo_span: Option<(u64, u64)>,
+    /// The plan as node indices, then `from, to` per edge: read by [`route_object`] in place.
+    out: Vec<u32>,
+    /// Every node id as a JS string, in index order, made on the first route.
+    ids: Option<JsValue>,
+}
+
+// One call builds the result in JS from the plan's indices and the cached id strings: building
+// it from Rust costs a boundary crossing per array slot, more than the search on small graphs.
+#[wasm_bindgen(inline_js = r#"
+export function route_object(ids, out, nodes, cost) {
+  const path = new Array(nodes);
+  for (let i = 0; i < nodes; i++) path[i] = ids[out[i]];
+  const edges = new Array((out.length - nodes) >> 1);
+  for (let j = 0, k = nodes; k < out.length; j++, k += 2) edges[j] = [ids[out[k]], ids[out[k + 1]]];
+  return { path, edges, cost };
+}
+"#)]
+extern "C" {
+    fn route_object(ids: &JsValue, out: &[u32], nodes: u32, cost: f64) -> JsValue;
 }
 
 impl Routing {
-    fn id(&mut self, graph: &ToolGraph, v: NodeIx) -> JsValue {
-        if self.ids.len() != graph.node_count() {
-            self.ids = vec![None; graph.node_count()];
+    /// The health changed: every remembered weight is stale.
+    fn forget(&mut self) {
+        self.memo_span = None;
+    }
+
+    /// Makes the memo serve `now` on a graph of `n` nodes.
+    fn weights_for(&mut self, n: usize, now: u64, health: &mut HealthBook) {
+        if self.node_weight.len() != n {
+            self.node_weight = vec![Cell::new((0, 0.0)); n];
+            self.memo_number = 0;
+            self.memo_span = None;
         }
-        self.ids[v].get_or_insert_with(|| JsValue::from_str(graph.id(v))).clone()
+        if self.memo_span.is_some_and(|(from, until)| from <= now && now < until) && self.memo_number != 0 {
+            return;
+        }
+        self.memo_span = Some((now, health.steady_until(now)));
+        self.memo_number = self.memo_number.wrapping_add(1);
+        if self.memo_number == 0 {
+            // Wrapped: forget every slot once.
+            self.node_weight.iter().for_each(|c| c.set((0, 0.0)));
+            self.memo_number = 1;
+        }
+    }
+
+    fn ids(&mut self, graph: &ToolGraph) -> Result<&JsValue, ShrError> {
+        let ids = match self.ids.take() {
+            Some(ids) => ids,
+            // One JSON text parsed by the engine: far cheaper than a string per id across the
+            // boundary on a large graph.
+            None => {
+                let ids: Vec<&str> = graph.nodes().iter().map(|n| n.id.as_str()).collect();
+                let text =
+                    serde_json::to_string(&ids).map_err(|e| ShrError::new("internal", e.to_string()))?;
+                js_sys::JSON::parse(&text).map_err(|_| ShrError::new("internal", "node ids are not JSON"))?
+            }
+        };
+        Ok(self.ids.insert(ids))
+    }
+}
+
+/// The router's live weights, each node's weighed once per route and only when reached.
+struct LiveWeights<'a> {
+    graph: &'a ToolGraph,
+    health: &'a HealthBook,
+    now: u64,
+    memo: &'a [Cell<(u32, f64)>],
+    memo_number: u32,
+}
+
+impl EdgeWeight for LiveWeights<'_> {
+    #[inline]
+    fn weight(&self, e: usize) -> f64 {
+        let edge = self.graph.edge(e);
+        let slot = &self.memo[edge.to];
+        let (number, w) = slot.get();
+        if number == self.memo_number {
+            return edge.cost * w;
+        }
+        let w = self.health.weight(edge.to, self.now);
+        slot.set((self.memo_number, w));
+        edge.cost * w
     }
 }
 
@@ -72,6 +154,7 @@ impl Inner {
     /// runs in flight.
     fn change(&mut self, c: HealthChange) {
         c.apply(&mut self.health);
+        self.routing.forget();
         if self.runs > 0 {
             self.host_changes.push(c);
         }
@@ -90,6 +173,7 @@ impl Inner {
             c.apply(&mut learned);
         }
         self.health = learned;
+        self.routing.forget();
         self.runs = self.runs.saturating_sub(1);
         if self.runs == 0 {
             self.host_changes.clear();
@@ -227,7 +311,12 @@ impl Router {
     /// The core applies cooldowns only when asked (it reads no clock), and a router between
     /// runs is asked by nobody else, so every view of its health asks first.
     fn advance(&self, now: u64) {
-        self.inner.borrow_mut().health.poll(now, &mut Vec::new());
+        let mut inner = self.inner.borrow_mut();
+        let mut changed = Vec::new();
+        inner.health.poll(now, &mut changed);
+        if !changed.is_empty() {
+            inner.routing.forget();
+        }
     }
 
     fn health_view(&self, v: NodeIx, now: u64) -> Result<JsValue, ShrError> {
@@ -306,37 +395,24 @@ impl Router {
         self.advance(now);
         let mut inner = self.inner.borrow_mut();
         let Inner { graph, health, routing, .. } = &mut *inner;
-        // One weight per node, then `cost x weight(target)` per edge: V weight evaluations, not E.
-        routing.node_weight.clear();
-        routing.node_weight.extend((0..graph.node_count()).map(|v| health.weight(v, now)));
-        let node_weight = &routing.node_weight;
-        let weights = |e: usize| {
-            let edge = graph.edge(e);
-            edge.cost * node_weight[edge.to]
-        };
+        routing.weights_for(graph.node_count(), now, health);
+        let weights =
+            LiveWeights { graph, health, now, memo: &routing.node_weight, memo_number: routing.memo_number };
         if !routing.search.route_into(graph, &[from], to, &weights, &mut (), &mut routing.plan) {
             return Ok(JsValue::NULL);
         }
-        // Built by hand from cached id strings: a serde round trip per call costs more than the
-        // search itself on small graphs. `{path, edges, cost}` as the d.ts's `Route` says.
-        let path = js_sys::Array::new_with_length(routing.plan.nodes.len() as u32);
-        for i in 0..routing.plan.nodes.len() {
-            let v = routing.plan.nodes[i];
-            path.set(i as u32, routing.id(graph, v));
+        let plan = &routing.plan;
+        routing.out.clear();
+        routing.out.extend(plan.nodes.iter().map(|&v| v as u32));
+        for &e in &plan.edges {
+            let edge = graph.edge(e);
+            routing.out.extend([edge.from as u32, edge.to as u32]);
         }
-        let edges = js_sys::Array::new_with_length(routing.plan.edges.len() as u32);
-        for i in 0..routing.plan.edges.len() {
-            let edge = *graph.edge(routing.plan.edges[i]);
-            let pair = js_sys::Array::of2(&routing.id(graph, edge.from), &routing.id(graph, edge.to));
-            edges.set(i as u32, pair.into());
-        }
-        let route = js_sys::Object::new();
-        for (key, value) in
-            [("path", JsValue::from(path)), ("edges", edges.into()), ("cost", routing.plan.cost.into())]
-        {
-            js_sys::Reflect::set(&route, &JsValue::from_str(key), &value)?;
-        }
-        Ok(route.into())
+        let (nodes, cost) = (plan.nodes.len() as u32, plan.cost);
+        let out = core::mem::take(&mut routing.out);
+        let route = routing.ids(graph).map(|ids| route_object(ids, &out, nodes, cost));
+        routing.out = out;
+        Ok(route?)
     }
 
     /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a

@@ -7,7 +7,9 @@
 //! Ties are broken by node index, so the same inputs always give the same plan. Weights come from
 //! an [`EdgeWeight`]; an infinite, NaN or negative weight means "unusable" and the edge is skipped.
 //! Scratch buffers live in [`Dijkstra`] and are reused: routing again on a graph of the same
-//! size allocates nothing.
+//! size allocates nothing. A plain point-to-point query (no joins, no origins, no [`Observer`]
+//! recording) is answered by the two-sided [`super::Bidirectional`] search: the same cost,
+//! though among paths of equal cost it may pick another one.
 //!
 //! ```
 //! use shr_core::{ToolGraph, algo::{Dijkstra, Plan}};
@@ -26,6 +28,7 @@ use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
+use super::Bidirectional;
 use crate::graph::{NodeIx, ToolGraph};
 
 /// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite, NaN or negative = unusable.
@@ -56,9 +59,27 @@ pub trait Observer {
     fn relaxed(&mut self, _edge: usize, _from: NodeIx, _to: NodeIx, _dist: f64, _improved: bool) {}
     /// Edge `edge` was skipped because its weight is infinite (a failed tool).
     fn skipped(&mut self, _edge: usize, _from: NodeIx, _to: NodeIx) {}
+    /// Whether the search's steps are wanted. Only a search nobody watches may take the
+    /// two-sided shortcut ([`super::Bidirectional`]), whose steps are not the ones a replay of
+    /// Dijkstra shows.
+    fn records(&self) -> bool {
+        true
+    }
 }
 
-impl Observer for () {}
+impl Observer for () {
+    fn records(&self) -> bool {
+        false
+    }
+}
+
+/// Whether a weight can be travelled: finite and not negative (Dijkstra's invariant needs
+/// `w >= 0`; validated costs and health weights never are negative, a custom `EdgeWeight` might
+/// be). Infinite is a failed tool; NaN is nonsense.
+#[inline]
+pub(super) fn usable(w: f64) -> bool {
+    (0.0..f64::INFINITY).contains(&w)
+}
 
 /// A plan: the nodes to complete and the edges that feed them. A single path when the graph has
 /// no joins; a tree of branches (which may run concurrently) when it has.
@@ -106,22 +127,36 @@ const NONE: u32 = u32::MAX;
 /// Marks a predecessor edge that leaves an origin (set in `pred` and join slots).
 const SEED: u32 = 1 << 30;
 
-#[derive(Clone, Copy, PartialEq)]
-struct Entry {
-    dist: f64,
-    node: u32,
+/// A frontier entry; the heaps pop the cheapest, then the lowest index, first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Entry {
+    pub dist: f64,
+    pub node: u32,
 }
 
 impl Eq for Entry {}
 
+impl Entry {
+    /// Cost then index as one integer, ordered like `(dist.total_cmp, node)`: a heap's every
+    /// comparison is then one integer comparison (the frontier's hottest code, in wasm too).
+    #[inline]
+    fn key(&self) -> u128 {
+        let bits = self.dist.to_bits();
+        let ordered = if bits >> 63 == 1 { !bits } else { bits | 1 << 63 };
+        (u128::from(ordered) << 32) | u128::from(self.node)
+    }
+}
+
 impl Ord for Entry {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         // BinaryHeap is a max-heap: reverse so the cheapest, then lowest index, pops first.
-        other.dist.total_cmp(&self.dist).then_with(|| other.node.cmp(&self.node))
+        other.key().cmp(&self.key())
     }
 }
 
 impl PartialOrd for Entry {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -133,7 +168,7 @@ pub struct Dijkstra {
     dist: Vec<f64>,
     pred: Vec<u32>,
     settled: Vec<bool>,
-    heap: BinaryHeap<EntryBox>,
+    heap: BinaryHeap<Entry>,
     /// For quorum joins: the `k` cheapest (cost, edge) inputs so far, in `join_vals[join_at[v]..]`.
     join_at: Vec<u32>,
     join_len: Vec<u32>,
@@ -142,16 +177,8 @@ pub struct Dijkstra {
     mark: Vec<bool>,
     source: Vec<bool>,
     order: Vec<u32>,
-}
-
-// A newtype so the derive(Debug) above does not need Entry: Debug noise in docs.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct EntryBox(Entry);
-
-impl core::fmt::Debug for EntryBox {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "({}, {})", self.0.node, self.0.dist)
-    }
+    /// Plain point-to-point queries go to the two-sided search.
+    two_sided: Bidirectional,
 }
 
 impl Dijkstra {
@@ -222,6 +249,11 @@ impl Dijkstra {
         observer: &mut O,
         plan: &mut Plan,
     ) -> bool {
+        // Same answer, far fewer nodes settled: a query with no joins to sum, no origins to
+        // revisit and nobody recording the steps is a plain shortest path.
+        if origins.is_empty() && graph.join_nodes().is_empty() && !observer.records() {
+            return self.two_sided.route_into(graph, sources, goal, weights, plan);
+        }
         plan.nodes.clear();
         plan.edges.clear();
         plan.seeds.clear();
@@ -277,7 +309,7 @@ impl Dijkstra {
             if s < n && !self.source[s] {
                 self.source[s] = true;
                 self.dist[s] = 0.0;
-                self.heap.push(EntryBox(Entry { dist: 0.0, node: s as u32 }));
+                self.heap.push(Entry { dist: 0.0, node: s as u32 });
             }
         }
         for &u in origins {
@@ -289,7 +321,7 @@ impl Dijkstra {
             }
         }
         let mut settled_count = 0u32;
-        while let Some(EntryBox(Entry { dist, node })) = self.heap.pop() {
+        while let Some(Entry { dist, node }) = self.heap.pop() {
             let u = node as usize;
             if self.settled[u] || dist > self.dist[u] {
                 continue;
@@ -327,9 +359,7 @@ impl Dijkstra {
         if self.settled[v] {
             return;
         }
-        // Unusable: infinite (a failed tool), NaN, or negative (Dijkstra's invariant needs w >= 0;
-        // validated costs and health weights never are, a custom `EdgeWeight` might be).
-        if !(0.0..f64::INFINITY).contains(&w) {
+        if !usable(w) {
             observer.skipped(e, u, v);
             return;
         }
@@ -351,7 +381,7 @@ impl Dijkstra {
         };
         if tentative < self.dist[v] {
             self.dist[v] = tentative;
-            self.heap.push(EntryBox(Entry { dist: tentative, node: v as u32 }));
+            self.heap.push(Entry { dist: tentative, node: v as u32 });
         }
     }
 

@@ -1,6 +1,8 @@
 //! Graph algorithms, one a file, in the style of `petgraph::algo`.
 
+pub mod bidirectional;
 pub mod dijkstra;
 pub mod oracle;
 
+pub use bidirectional::Bidirectional;
 pub use dijkstra::{Dijkstra, EdgeWeight, Observer, Plan, Trace, TraceStep};

@@ -111,6 +111,25 @@ impl Breaker {
         None
     }
 
+    /// When an OPEN breaker's cooldown ends (`None` unless OPEN): before then [`Breaker::poll`]
+    /// changes nothing.
+    pub fn reopens_at(&self) -> Option<Millis> {
+        (self.state == BreakerState::Open).then(|| {
+            if self.config.cooldown_ms == 0 {
+                // Due at once, even on a clock that went back past `opened_at`.
+                0
+            } else {
+                self.opened_at.saturating_add(self.config.cooldown_ms)
+            }
+        })
+    }
+
+    /// The first time after `now` when an outcome in the window grows too old to count, which
+    /// changes [`Breaker::error_rate`]; `None` when none will.
+    pub fn window_expires_after(&self, now: Millis) -> Option<Millis> {
+        self.window.iter().map(|(t, _)| t.saturating_add(self.config.window_ms)).filter(|&at| at > now).min()
+    }
+
     /// Whether a call may go through now (CLOSED, or a HALF_OPEN probe left). Taking a probe
     /// uses it up.
     pub fn try_acquire(&mut self, now: Millis) -> bool {

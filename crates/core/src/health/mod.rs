@@ -44,9 +44,23 @@ impl ToolHealth {
 }
 
 /// Health of every tool of a graph, indexed like its nodes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct HealthBook {
     tools: Vec<ToolHealth>,
+    /// No OPEN breaker's cooldown ends before this, so [`HealthBook::poll`] until then changes
+    /// nothing and need not visit every tool: routing polls on every request. May be early
+    /// (a breaker closed since), never late.
+    quiet_until: Millis,
+    /// No weight changes with the clock alone before this (an outcome or a quota call growing
+    /// too old to count); see [`HealthBook::steady_until`]. May be early, never late.
+    steady_until: Millis,
+}
+
+/// Two books are equal when their tools are; `quiet_until` is only a shortcut.
+impl PartialEq for HealthBook {
+    fn eq(&self, other: &Self) -> bool {
+        self.tools == other.tools
+    }
 }
 
 impl HealthBook {
@@ -65,7 +79,43 @@ impl HealthBook {
                     base_cost: n.base_cost,
                 })
                 .collect(),
+            quiet_until: Millis::MAX,
+            steady_until: Millis::MAX,
         }
+    }
+
+    /// Keeps `quiet_until` no later than the cooldown of `v`'s breaker, if it is OPEN, and
+    /// `steady_until` no later than the expiry of the outcome just recorded at `now`.
+    fn watch(&mut self, v: NodeIx, now: Millis) {
+        if let Some(t) = self.tools.get(v) {
+            if let Some(at) = t.breaker.reopens_at() {
+                self.quiet_until = self.quiet_until.min(at);
+            }
+            self.steady_until = self.steady_until.min(now.saturating_add(t.breaker.config().window_ms));
+        }
+    }
+
+    /// Until when every tool's weight stays what it is at `now` if nothing is recorded, no
+    /// breaker changes state and the clock does not go back: the next expiry, after `now`, of an
+    /// outcome in a breaker's window or of a call in a quota window (`Millis::MAX`: never). Lets
+    /// a router remember weights between routes instead of weighing every tool again. O(1)
+    /// until that time passes, then one walk over the tools.
+    pub fn steady_until(&mut self, now: Millis) -> Millis {
+        if now < self.steady_until {
+            return self.steady_until;
+        }
+        self.steady_until = self
+            .tools
+            .iter()
+            .flat_map(|t| {
+                let calls =
+                    t.calls.iter().map(|c| c.saturating_add(QUOTA_WINDOW_MS)).filter(|&at| at > now).min();
+                [t.breaker.window_expires_after(now), calls]
+            })
+            .flatten()
+            .min()
+            .unwrap_or(Millis::MAX);
+        self.steady_until
     }
 
     pub fn len(&self) -> usize {
@@ -92,6 +142,7 @@ impl HealthBook {
                     t.calls.pop_front();
                 }
                 t.calls.push_back(now);
+                self.steady_until = self.steady_until.min(now.saturating_add(QUOTA_WINDOW_MS));
             }
         }
     }
@@ -114,17 +165,23 @@ impl HealthBook {
             }
             t.latencies.push_back(latency_ms);
         }
-        t.breaker.on_success(now)
+        let change = t.breaker.on_success(now);
+        self.watch(v, now);
+        change
     }
 
     /// Records a failure that may be transient.
     pub fn on_failure(&mut self, v: NodeIx, now: Millis) -> Option<Transition> {
-        self.tools.get_mut(v)?.breaker.on_failure(now)
+        let change = self.tools.get_mut(v)?.breaker.on_failure(now);
+        self.watch(v, now);
+        change
     }
 
     /// A hard failure: the breaker opens at once ("reweight to infinity").
     pub fn trip(&mut self, v: NodeIx, now: Millis) -> Option<Transition> {
-        self.tools.get_mut(v)?.breaker.trip(now)
+        let change = self.tools.get_mut(v)?.breaker.trip(now);
+        self.watch(v, now);
+        change
     }
 
     /// The tool is back (operator or probe): closes the breaker, weight recovering.
@@ -134,9 +191,16 @@ impl HealthBook {
 
     /// Applies the cooldown to every breaker; returns the transitions it caused.
     pub fn poll(&mut self, now: Millis, out: &mut Vec<(NodeIx, Transition)>) {
+        if now < self.quiet_until {
+            return;
+        }
+        self.quiet_until = Millis::MAX;
         for (v, t) in self.tools.iter_mut().enumerate() {
             if let Some(tr) = t.breaker.poll(now) {
                 out.push((v, tr));
+            }
+            if let Some(at) = t.breaker.reopens_at() {
+                self.quiet_until = self.quiet_until.min(at);
             }
         }
     }

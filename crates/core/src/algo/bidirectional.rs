@@ -1,0 +1,265 @@
+//! Cheapest path between two points: Dijkstra from the sources forward and from the goal
+//! backward at once, stopping when the two frontiers prove no cheaper meeting exists (Pohl 1971;
+//! the stopping rule `top_f + top_b >= best` of Goldberg and Harrelson 2005).
+//!
+//! On graphs that branch (tool catalogues, random graphs) each side only grows a ball of about
+//! half the goal's cost, so it settles a small fraction of what a one-directional search must
+//! settle to reach a deep goal. It answers plain point-to-point queries: no quorum joins (a join's
+//! cost is not a sum along one path) and no origins. [`super::Dijkstra`] sends such queries here
+//! when nothing records the search, and keeps the one-directional search for everything else.
+//!
+//! Complexity: O((V + E) log V) worst case, usually far less; O(1) set-up per search, since node
+//! labels carry the number of the search that wrote them instead of being reset. Ties are broken
+//! by node index and edge order, so the same inputs always give the same path. An infinite, NaN
+//! or negative weight means "unusable".
+//!
+//! ```
+//! use shr_core::{ToolGraph, algo::{Bidirectional, Plan}};
+//! let g = ToolGraph::from_json(r#"{"nodes":[{"id":"a"},{"id":"b"},{"id":"c"}],
+//!   "edges":[{"from":"a","to":"b","cost":1},{"from":"b","to":"c","cost":1},
+//!            {"from":"a","to":"c","cost":5}], "start":"a","goal":"c"}"#).unwrap();
+//! let mut plan = Plan::default();
+//! let found = Bidirectional::new().route_into(&g, &[g.start()], g.goal(), &|e: usize| g.edge(e).cost, &mut plan);
+//! assert!(found);
+//! assert_eq!(plan.cost, 2.0);
+//! assert_eq!(plan.ids(&g), ["a", "b", "c"]);
+//! ```
+
+use alloc::collections::BinaryHeap;
+use alloc::vec::Vec;
+
+use super::dijkstra::{usable, EdgeWeight, Entry, Plan};
+use crate::graph::{NodeIx, ToolGraph};
+
+const NONE: u32 = u32::MAX;
+const SETTLED_F: u8 = 1;
+const SETTLED_B: u8 = 2;
+const SOURCE: u8 = 4;
+const ON_PATH: u8 = 8;
+
+/// Everything one search knows of a node, in one cache line's worth of bytes: a large graph's
+/// nodes are visited in random order, and one miss per node beats one per array.
+#[derive(Clone, Copy, Debug)]
+struct Label {
+    /// Cost from the nearest source, and the edge it came over.
+    forward: f64,
+    /// Cost to the goal, and the edge it leaves over.
+    backward: f64,
+    pred: u32,
+    succ: u32,
+    /// The search that wrote this label; an older one reads as "unlabelled".
+    search: u32,
+    flags: u8,
+}
+
+const FRESH: Label =
+    Label { forward: f64::INFINITY, backward: f64::INFINITY, pred: NONE, succ: NONE, search: 0, flags: 0 };
+
+/// The cheapest meeting of the two searches seen so far: `edge` joins a forward-labelled `from`
+/// to a backward-labelled `to` (or `edge == NONE` when a node is labelled by both sides).
+#[derive(Clone, Copy)]
+struct Meeting {
+    cost: f64,
+    node: u32,
+    edge: u32,
+}
+
+/// Reusable state of the two-sided search. Routing again allocates nothing once its heaps have
+/// grown to the largest frontier seen.
+#[derive(Clone, Debug, Default)]
+pub struct Bidirectional {
+    labels: Vec<Label>,
+    search: u32,
+    forward: BinaryHeap<Entry>,
+    backward: BinaryHeap<Entry>,
+}
+
+impl Bidirectional {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn prepare(&mut self, n: usize) {
+        if self.labels.len() != n {
+            self.labels.clear();
+            self.labels.resize(n, FRESH);
+            self.search = 0;
+        }
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            // Wrapped after 4 billion searches: forget every label once.
+            self.labels.fill(FRESH);
+            self.search = 1;
+        }
+        self.forward.clear();
+        self.backward.clear();
+    }
+
+    #[inline]
+    fn label(&mut self, v: usize) -> &mut Label {
+        let search = self.search;
+        let l = &mut self.labels[v];
+        if l.search != search {
+            *l = Label { search, ..FRESH };
+        }
+        l
+    }
+
+    /// The cheapest path from any of `sources` (cost 0 each) to `goal` over finite weights,
+    /// written into `plan` (nodes and edges in path order). Returns `false`, with an empty plan,
+    /// when the goal cannot be reached. The graph's quorum joins are not honoured: use
+    /// [`super::Dijkstra`], which sends only join-free queries here.
+    pub fn route_into<W: EdgeWeight + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        plan: &mut Plan,
+    ) -> bool {
+        plan.nodes.clear();
+        plan.edges.clear();
+        plan.seeds.clear();
+        plan.cost = f64::INFINITY;
+        let n = graph.node_count();
+        if goal >= n {
+            return false;
+        }
+        self.prepare(n);
+        let mut best = Meeting { cost: f64::INFINITY, node: NONE, edge: NONE };
+        for &s in sources.iter().filter(|&&s| s < n) {
+            let l = self.label(s);
+            if l.flags & SOURCE == 0 {
+                l.flags |= SOURCE;
+                l.forward = 0.0;
+                self.forward.push(Entry { dist: 0.0, node: s as u32 });
+            }
+        }
+        if self.labels[goal].search == self.search {
+            // The goal is a source: nothing to do.
+            best = Meeting { cost: 0.0, node: goal as u32, edge: NONE };
+        } else {
+            let g = self.label(goal);
+            g.backward = 0.0;
+            self.backward.push(Entry { dist: 0.0, node: goal as u32 });
+        }
+
+        while best.cost > 0.0 {
+            let (Some(f), Some(b)) = (self.forward.peek(), self.backward.peek()) else { break };
+            // No path through an unsettled node can be cheaper than both frontiers' tops.
+            if f.dist + b.dist >= best.cost {
+                break;
+            }
+            // Grow the smaller frontier: the two balls stay about the same size.
+            if self.forward.len() <= self.backward.len() {
+                self.step_forward(graph, weights, &mut best);
+            } else {
+                self.step_backward(graph, weights, &mut best);
+            }
+        }
+        if best.node == NONE {
+            return false;
+        }
+        self.extract(graph, best, weights, plan);
+        true
+    }
+
+    fn step_forward<W: EdgeWeight + ?Sized>(&mut self, graph: &ToolGraph, weights: &W, best: &mut Meeting) {
+        let Some(Entry { dist, node }) = self.forward.pop() else { return };
+        let u = node as usize;
+        let l = self.label(u);
+        if l.flags & SETTLED_F != 0 || dist > l.forward {
+            return;
+        }
+        l.flags |= SETTLED_F;
+        for &e in graph.out_edges(u) {
+            let w = weights.weight(e as usize);
+            if !usable(w) {
+                continue;
+            }
+            let v = graph.edge(e as usize).to;
+            let offer = dist + w;
+            let l = self.label(v);
+            let through = offer + l.backward;
+            if l.flags & SETTLED_F == 0 && offer < l.forward {
+                l.forward = offer;
+                l.pred = e;
+                self.forward.push(Entry { dist: offer, node: v as u32 });
+            }
+            if through < best.cost {
+                *best = Meeting { cost: through, node: u as u32, edge: e };
+            }
+        }
+    }
+
+    fn step_backward<W: EdgeWeight + ?Sized>(&mut self, graph: &ToolGraph, weights: &W, best: &mut Meeting) {
+        let Some(Entry { dist, node }) = self.backward.pop() else { return };
+        let v = node as usize;
+        let l = self.label(v);
+        if l.flags & SETTLED_B != 0 || dist > l.backward {
+            return;
+        }
+        l.flags |= SETTLED_B;
+        for &e in graph.in_edges(v) {
+            let w = weights.weight(e as usize);
+            if !usable(w) {
+                continue;
+            }
+            let u = graph.edge(e as usize).from;
+            let offer = dist + w;
+            let l = self.label(u);
+            let through = l.forward + offer;
+            if l.flags & SETTLED_B == 0 && offer < l.backward {
+                l.backward = offer;
+                l.succ = e;
+                self.backward.push(Entry { dist: offer, node: u as u32 });
+            }
+            if through < best.cost {
+                *best = Meeting { cost: through, node: u as u32, edge: e };
+            }
+        }
+    }
+
+    /// The path: predecessors back from the meeting's tail to a source, then the meeting edge,
+    /// then successors on to the goal. The cost is summed again from the source, the same
+    /// additions a one-directional search makes, so both report the same cost for one path.
+    fn extract<W: EdgeWeight + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        best: Meeting,
+        weights: &W,
+        plan: &mut Plan,
+    ) {
+        let mut v = best.node as usize;
+        loop {
+            plan.nodes.push(v);
+            self.labels[v].flags |= ON_PATH;
+            let l = self.labels[v];
+            if l.flags & SOURCE != 0 || l.pred == NONE {
+                break;
+            }
+            plan.edges.push(l.pred as usize);
+            v = graph.edge(l.pred as usize).from;
+        }
+        plan.nodes.reverse();
+        plan.edges.reverse();
+        let mut next = best.edge;
+        while next != NONE {
+            let to = graph.edge(next as usize).to;
+            if self.labels[to].flags & ON_PATH != 0 {
+                // The two halves share a node, over a cycle of zero cost: leave the cycle out.
+                while let Some(&x) = plan.nodes.last().filter(|&&x| x != to) {
+                    self.labels[x].flags &= !ON_PATH;
+                    plan.nodes.pop();
+                    plan.edges.pop();
+                }
+            } else {
+                plan.edges.push(next as usize);
+                plan.nodes.push(to);
+                self.labels[to].flags |= ON_PATH;
+            }
+            next = self.labels[to].succ;
+        }
+        plan.cost = plan.edges.iter().fold(0.0, |sum, &e| sum + weights.weight(e));
+    }
+}
