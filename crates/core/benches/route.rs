@@ -3,6 +3,8 @@
 //!
 //! - `route/shr/<graph>`: [`Dijkstra::route_into`] from start to goal, reusing its buffers and
 //!   the plan, edge weight = cost (the steady path of a session);
+//! - `route/shr_live/<graph>`: the same query over live health weights kept in a
+//!   [`WeightMemo`], the work `Router.route` does in shr-wasm (its like-for-like native twin);
 //! - `route/shr_one_sided/<graph>`: the same query forced onto the one-directional search (an
 //!   observer that asks for the steps), to show what the two-sided search adds;
 //! - `route/petgraph_astar/<graph>`: petgraph's `astar` with a zero heuristic on
@@ -21,7 +23,8 @@ use petgraph::algo::astar;
 use petgraph::graph::NodeIndex;
 use serde_json::Value;
 use shr_core::algo::{Dijkstra, Observer, Plan};
-use shr_core::{NodeIx, ToolGraph};
+use shr_core::health::{BreakerConfig, WeightMemo};
+use shr_core::{HealthBook, NodeIx, ToolGraph};
 
 const REROUTE_K: [usize; 6] = [0, 1, 2, 3, 5, 10];
 const REROUTE_GRAPHS: [&str; 2] = ["rand_1000", "rand_100000"];
@@ -94,6 +97,27 @@ fn bench_route(c: &mut Criterion) {
             b.iter(|| {
                 d.route_into(g, black_box(&[s]), black_box(goal), &weights, &mut (), &mut plan);
                 black_box(plan.cost)
+            })
+        });
+        // What `Router.route` does in shr-wasm: live health weights, remembered between routes.
+        let mut health = HealthBook::new(g, BreakerConfig::default());
+        let mut memo = WeightMemo::default();
+        let mut live = Plan::default();
+        memo.refresh(g, &mut health, 0);
+        assert!(d.route_into(g, &[s], goal, &memo.weights(g, &health, 0), &mut (), &mut live));
+        assert_eq!(live.cost, plan.cost, "{name}: healthy tools weigh 1");
+        group.bench_with_input(BenchmarkId::new("shr_live", name), g, |b, g| {
+            b.iter(|| {
+                memo.refresh(g, &mut health, black_box(0));
+                d.route_into(
+                    g,
+                    black_box(&[s]),
+                    black_box(goal),
+                    &memo.weights(g, &health, 0),
+                    &mut (),
+                    &mut live,
+                );
+                black_box(live.cost)
             })
         });
         let mut one_sided = Plan::default();

@@ -18,13 +18,13 @@ pub mod driver;
 pub mod error;
 mod types;
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Function;
 use serde::Serialize;
-use shr_core::algo::{Dijkstra, EdgeWeight, Plan};
-use shr_core::health::{BreakerState, Factors};
+use shr_core::algo::{Dijkstra, Plan};
+use shr_core::health::{BreakerState, Factors, WeightMemo};
 use shr_core::{HealthBook, Monitors, NodeIx, SessionConfig, Task, ToolGraph, ToolResult};
 use wasm_bindgen::prelude::*;
 
@@ -55,14 +55,8 @@ pub(crate) struct Inner {
 pub(crate) struct Routing {
     search: Dijkstra,
     plan: Plan,
-    /// Live weight of each node, computed when a search first reaches the node (a route on a
-    /// large graph touches few of them) and kept while the health holds still:
-    /// `(memo number, weight)`; a slot of an older number is unknown.
-    node_weight: Vec<Cell<(u32, f64)>>,
-    memo_number: u32,
-    /// The clock values the memo's weights hold for, `from..until` (`HealthBook::steady_until`);
-    /// `None` after the health changed.
-    memo_span: Option<(u64, u64)>,
+    /// Live weights kept between routes while the health holds still.
+    memo: WeightMemo,
     /// The plan as node indices, then `from, to` per edge: read by [`route_object`] in place.
     out: Vec<u32>,
     /// Every node id as a JS string, in index order, made on the first route.
@@ -85,30 +79,6 @@ extern "C" {
 }
 
 impl Routing {
-    /// The health changed: every remembered weight is stale.
-    fn forget(&mut self) {
-        self.memo_span = None;
-    }
-
-    /// Makes the memo serve `now` on a graph of `n` nodes.
-    fn weights_for(&mut self, n: usize, now: u64, health: &mut HealthBook) {
-        if self.node_weight.len() != n {
-            self.node_weight = vec![Cell::new((0, 0.0)); n];
-            self.memo_number = 0;
-            self.memo_span = None;
-        }
-        if self.memo_span.is_some_and(|(from, until)| from <= now && now < until) && self.memo_number != 0 {
-            return;
-        }
-        self.memo_span = Some((now, health.steady_until(now)));
-        self.memo_number = self.memo_number.wrapping_add(1);
-        if self.memo_number == 0 {
-            // Wrapped: forget every slot once.
-            self.node_weight.iter().for_each(|c| c.set((0, 0.0)));
-            self.memo_number = 1;
-        }
-    }
-
     fn ids(&mut self, graph: &ToolGraph) -> Result<&JsValue, ShrError> {
         let ids = match self.ids.take() {
             Some(ids) => ids,
@@ -125,36 +95,12 @@ impl Routing {
     }
 }
 
-/// The router's live weights, each node's weighed once per route and only when reached.
-struct LiveWeights<'a> {
-    graph: &'a ToolGraph,
-    health: &'a HealthBook,
-    now: u64,
-    memo: &'a [Cell<(u32, f64)>],
-    memo_number: u32,
-}
-
-impl EdgeWeight for LiveWeights<'_> {
-    #[inline]
-    fn weight(&self, e: usize) -> f64 {
-        let edge = self.graph.edge(e);
-        let slot = &self.memo[edge.to];
-        let (number, w) = slot.get();
-        if number == self.memo_number {
-            return edge.cost * w;
-        }
-        let w = self.health.weight(edge.to, self.now);
-        slot.set((self.memo_number, w));
-        edge.cost * w
-    }
-}
-
 impl Inner {
     /// Applies a change the host made (`markDown`, `markUp`, `record`), keeping it for the
     /// runs in flight.
     fn change(&mut self, c: HealthChange) {
         c.apply(&mut self.health);
-        self.routing.forget();
+        self.routing.memo.forget();
         if self.runs > 0 {
             self.host_changes.push(c);
         }
@@ -173,7 +119,7 @@ impl Inner {
             c.apply(&mut learned);
         }
         self.health = learned;
-        self.routing.forget();
+        self.routing.memo.forget();
         self.runs = self.runs.saturating_sub(1);
         if self.runs == 0 {
             self.host_changes.clear();
@@ -315,7 +261,7 @@ impl Router {
         let mut changed = Vec::new();
         inner.health.poll(now, &mut changed);
         if !changed.is_empty() {
-            inner.routing.forget();
+            inner.routing.memo.forget();
         }
     }
 
@@ -395,9 +341,8 @@ impl Router {
         self.advance(now);
         let mut inner = self.inner.borrow_mut();
         let Inner { graph, health, routing, .. } = &mut *inner;
-        routing.weights_for(graph.node_count(), now, health);
-        let weights =
-            LiveWeights { graph, health, now, memo: &routing.node_weight, memo_number: routing.memo_number };
+        routing.memo.refresh(graph, health, now);
+        let weights = routing.memo.weights(graph, health, now);
         if !routing.search.route_into(graph, &[from], to, &weights, &mut (), &mut routing.plan) {
             return Ok(JsValue::NULL);
         }

@@ -2,12 +2,14 @@
 //! routing uses. Every outcome a host reports feeds it; the clock is always passed in.
 
 pub mod breaker;
+pub mod memo;
 pub mod weight;
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 pub use breaker::{Breaker, BreakerConfig, BreakerState, Transition};
+pub use memo::{LiveWeights, WeightMemo};
 pub use weight::Factors;
 
 use crate::graph::{NodeIx, ToolGraph};
