@@ -10,7 +10,9 @@
 //! - `route/petgraph_astar/<graph>`: petgraph's `astar` with a zero heuristic on
 //!   `ToolGraph::to_petgraph()`, the same query (it returns the path too);
 //! - `reroute_<graph>/shr/<K>`: K = 0, 1, 2, 3, 5, 10 tools of the current best path marked failed
-//!   (infinite weight on every edge into them), then one timed recomputation.
+//!   (infinite weight on every edge into them), then one timed recomputation, over [`PLACEMENTS`]
+//!   placements of the K failures taken in turn; `reroute_<graph>/shr_one_sided/<K>` the same on
+//!   the one-directional search.
 //!
 //! Graph loading is never timed. Costs are checked against each other before timing.
 //! Set `SHR_BENCH_GRAPHS` to read the graphs from another folder.
@@ -28,6 +30,9 @@ use shr_core::{HealthBook, NodeIx, ToolGraph};
 
 const REROUTE_K: [usize; 6] = [0, 1, 2, 3, 5, 10];
 const REROUTE_GRAPHS: [&str; 2] = ["rand_1000", "rand_100000"];
+/// Failure sets per K: a two-sided search's cost depends on where the failures sit (near an end
+/// they prune a frontier), so each K is timed over several placements, one recomputation each.
+const PLACEMENTS: usize = 8;
 
 fn graphs_dir() -> PathBuf {
     std::env::var_os("SHR_BENCH_GRAPHS")
@@ -139,10 +144,11 @@ fn bench_route(c: &mut Criterion) {
     group.finish();
 }
 
-/// The failed set for K: tools of the current best path, spread along it. A tool whose failure
-/// would cut the goal off is passed over (that is an escalation, not a reroute); when the path
-/// has too few tools, route again (untimed) and take more from the new best path.
-fn failure_set(g: &ToolGraph, k: usize) -> Vec<bool> {
+/// The failed set for K: tools of the current best path, spread along it from a start that
+/// `placement` (of [`PLACEMENTS`]) shifts. A tool whose failure would cut the goal off is passed
+/// over (that is an escalation, not a reroute); when the path has too few tools, route again
+/// (untimed) and take more from the new best path.
+fn failure_set(g: &ToolGraph, k: usize, placement: usize) -> Vec<bool> {
     let mut failed = vec![false; g.node_count()];
     let mut count = 0;
     let mut d = Dijkstra::new();
@@ -158,7 +164,8 @@ fn failure_set(g: &ToolGraph, k: usize) -> Vec<bool> {
         // Plan nodes are in path order; the tools are the nodes between start and goal.
         let tools: Vec<NodeIx> = plan.nodes[1..plan.nodes.len() - 1].to_vec();
         let take = (k - count).min(tools.len());
-        let spread = (0..take).map(|i| tools[i * tools.len() / take]);
+        let shift = placement * tools.len() / (PLACEMENTS * take.max(1));
+        let spread = (0..take).map(|i| tools[(i * tools.len() / take + shift) % tools.len()]);
         let mut progressed = false;
         for t in spread.chain(tools.iter().copied()) {
             if count == k {
@@ -191,24 +198,36 @@ fn bench_reroute(c: &mut Criterion) {
         let mut d = Dijkstra::new();
         let mut plan = Plan::default();
         for k in REROUTE_K {
-            let failed = failure_set(g, k);
-            assert_eq!(failed.iter().filter(|&&f| f).count(), k, "{name}: could not fail {k} tools");
-            let weights = |e: usize| {
-                let edge = g.edge(e);
-                if failed[edge.to] {
-                    f64::INFINITY
-                } else {
-                    edge.cost
-                }
-            };
-            assert!(
-                d.route_into(g, &[g.start()], g.goal(), &weights, &mut (), &mut plan),
-                "{name}: K={k} cuts the goal off"
-            );
-            assert!(plan.nodes.iter().all(|&v| !failed[v]), "{name}: K={k} plan uses a failed tool");
+            let sets: Vec<Vec<bool>> = (0..PLACEMENTS).map(|p| failure_set(g, k, p)).collect();
+            for failed in &sets {
+                assert_eq!(failed.iter().filter(|&&f| f).count(), k, "{name}: could not fail {k} tools");
+                let weights = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
+                assert!(
+                    d.route_into(g, &[g.start()], g.goal(), &weights, &mut (), &mut plan),
+                    "{name}: K={k} cuts the goal off"
+                );
+                assert!(plan.nodes.iter().all(|&v| !failed[v]), "{name}: K={k} plan uses a failed tool");
+            }
+            // One recomputation per iteration, the placements taken in turn.
+            let mut turn = 0;
             group.bench_with_input(BenchmarkId::new("shr", k), g, |b, g| {
                 b.iter(|| {
+                    let failed = &sets[turn % PLACEMENTS];
+                    turn += 1;
+                    let weights =
+                        |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
                     d.route_into(g, &[g.start()], black_box(g.goal()), &weights, &mut (), &mut plan);
+                    black_box(plan.cost)
+                })
+            });
+            let mut turn = 0;
+            group.bench_with_input(BenchmarkId::new("shr_one_sided", k), g, |b, g| {
+                b.iter(|| {
+                    let failed = &sets[turn % PLACEMENTS];
+                    turn += 1;
+                    let weights =
+                        |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
+                    d.route_into(g, &[g.start()], black_box(g.goal()), &weights, &mut OneSided, &mut plan);
                     black_box(plan.cost)
                 })
             });
