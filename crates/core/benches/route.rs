@@ -144,6 +144,11 @@ fn bench_route(c: &mut Criterion) {
     group.finish();
 }
 
+/// Edge weight = cost, infinite into a failed tool.
+fn around<'a>(g: &'a ToolGraph, failed: &'a [bool]) -> impl Fn(usize) -> f64 + 'a {
+    move |e| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost }
+}
+
 /// The failed set for K: tools of the current best path, spread along it from a start that
 /// `placement` (of [`PLACEMENTS`]) shifts. A tool whose failure would cut the goal off is passed
 /// over (that is an escalation, not a reroute); when the path has too few tools, route again
@@ -154,8 +159,7 @@ fn failure_set(g: &ToolGraph, k: usize, placement: usize) -> Vec<bool> {
     let mut d = Dijkstra::new();
     let mut plan = Plan::default();
     let mut reachable = |failed: &[bool], plan: &mut Plan| {
-        let weights = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
-        d.route_into(g, &[g.start()], g.goal(), &weights, &mut (), plan)
+        d.route_into(g, &[g.start()], g.goal(), &around(g, failed), &mut (), plan)
     };
     while count < k {
         if !reachable(&failed, &mut plan) {
@@ -201,36 +205,29 @@ fn bench_reroute(c: &mut Criterion) {
             let sets: Vec<Vec<bool>> = (0..PLACEMENTS).map(|p| failure_set(g, k, p)).collect();
             for failed in &sets {
                 assert_eq!(failed.iter().filter(|&&f| f).count(), k, "{name}: could not fail {k} tools");
-                let weights = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
                 assert!(
-                    d.route_into(g, &[g.start()], g.goal(), &weights, &mut (), &mut plan),
+                    d.route_into(g, &[g.start()], g.goal(), &around(g, failed), &mut (), &mut plan),
                     "{name}: K={k} cuts the goal off"
                 );
                 assert!(plan.nodes.iter().all(|&v| !failed[v]), "{name}: K={k} plan uses a failed tool");
             }
             // One recomputation per iteration, the placements taken in turn.
-            let mut turn = 0;
-            group.bench_with_input(BenchmarkId::new("shr", k), g, |b, g| {
-                b.iter(|| {
-                    let failed = &sets[turn % PLACEMENTS];
-                    turn += 1;
-                    let weights =
-                        |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
-                    d.route_into(g, &[g.start()], black_box(g.goal()), &weights, &mut (), &mut plan);
-                    black_box(plan.cost)
-                })
-            });
-            let mut turn = 0;
-            group.bench_with_input(BenchmarkId::new("shr_one_sided", k), g, |b, g| {
-                b.iter(|| {
-                    let failed = &sets[turn % PLACEMENTS];
-                    turn += 1;
-                    let weights =
-                        |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
-                    d.route_into(g, &[g.start()], black_box(g.goal()), &weights, &mut OneSided, &mut plan);
-                    black_box(plan.cost)
-                })
-            });
+            for (id, one_sided) in [("shr", false), ("shr_one_sided", true)] {
+                let mut turn = 0;
+                group.bench_with_input(BenchmarkId::new(id, k), g, |b, g| {
+                    b.iter(|| {
+                        let weights = around(g, &sets[turn % PLACEMENTS]);
+                        turn += 1;
+                        let (s, goal) = (g.start(), black_box(g.goal()));
+                        if one_sided {
+                            d.route_into(g, &[s], goal, &weights, &mut OneSided, &mut plan)
+                        } else {
+                            d.route_into(g, &[s], goal, &weights, &mut (), &mut plan)
+                        };
+                        black_box(plan.cost)
+                    })
+                });
+            }
         }
         group.finish();
     }
