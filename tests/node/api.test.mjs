@@ -77,6 +77,38 @@ test('route: start/goal, unknown nodes, live weights', async () => {
   await expectCode(() => r.route(undefined, undefined, NaN), 'bad_clock', assert);
 });
 
+test('route: a start or goal that is not a node id is named, and odd ids route like any other', async () => {
+  const r = Router.fromJson(refundGraph());
+  for (const bad of [42, {}, ['start'], true]) {
+    const e = await expectCode(() => r.route(bad), 'unknown_node', assert);
+    assert.match(e.message, /start must be a node id/);
+    await expectCode(() => r.route(null, bad), 'unknown_node', assert);
+  }
+  // Ids are looked up in a JS Map: names an object would inherit are ids like any other.
+  const odd = Router.fromJson({
+    nodes: [{ id: '__proto__', tool: false }, { id: 'constructor' }, { id: 'toString' }, { id: 'é✓' }],
+    edges: [{ from: '__proto__', to: 'constructor' }, { from: 'constructor', to: 'toString' }, { from: 'toString', to: 'é✓' }],
+    start: '__proto__',
+    goal: 'é✓',
+  });
+  assert.deepEqual(odd.route().path, ['__proto__', 'constructor', 'toString', 'é✓']);
+  assert.deepEqual(odd.route('constructor', 'toString').edges, [['constructor', 'toString']]);
+  await expectCode(() => odd.route('hasOwnProperty'), 'unknown_node', assert);
+});
+
+test('route reads its plan correctly after wasm memory grows', () => {
+  const r = Router.fromJson(refundGraph());
+  const before = r.route();
+  // A large graph grows the module's memory, which detaches every view of the old buffer.
+  const n = 20000;
+  const nodes = Array.from({ length: n }, (_, i) => ({ id: `n${i}`, tool: i > 0 }));
+  const edges = nodes.slice(1).map((_, i) => ({ from: `n${i}`, to: `n${i + 1}` }));
+  const big = Router.fromJson({ nodes, edges, start: 'n0', goal: `n${n - 1}` });
+  assert.equal(big.route().path.length, n);
+  assert.deepEqual(r.route(), before);
+  assert.equal(big.route('n5', 'n8').path.join(), 'n5,n6,n7,n8');
+});
+
 test('markDown / markUp reroute, and name unknown tools', async () => {
   const r = Router.fromJson(refundGraph());
   const h = r.markDown('stripe');

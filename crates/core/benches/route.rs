@@ -15,7 +15,9 @@
 //!   the one-directional search.
 //!
 //! Graph loading is never timed. Costs are checked against each other before timing.
-//! Set `SHR_BENCH_GRAPHS` to read the graphs from another folder.
+//! Set `SHR_BENCH_GRAPHS` to read the graphs from another folder, and `SHR_BENCH_WORK` to a file
+//! to get the nodes each reroute settles (per graph, search, K and placement) as JSON: the
+//! reroute's work, which no timing noise touches.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -196,6 +198,7 @@ fn failure_set(g: &ToolGraph, k: usize, placement: usize) -> Vec<bool> {
 
 fn bench_reroute(c: &mut Criterion) {
     let graphs = load_graphs();
+    let mut work = Vec::new();
     for (name, g, _) in graphs.iter().filter(|(n, _, _)| REROUTE_GRAPHS.contains(&n.as_str())) {
         let mut group = c.benchmark_group(format!("reroute_{name}"));
         group.sample_size(sample_size(g));
@@ -210,6 +213,21 @@ fn bench_reroute(c: &mut Criterion) {
                     "{name}: K={k} cuts the goal off"
                 );
                 assert!(plan.nodes.iter().all(|&v| !failed[v]), "{name}: K={k} plan uses a failed tool");
+            }
+            for (id, one_sided) in [("shr", false), ("shr_one_sided", true)] {
+                let settled: Vec<usize> = sets
+                    .iter()
+                    .map(|failed| {
+                        let weights = around(g, failed);
+                        if one_sided {
+                            d.route_into(g, &[g.start()], g.goal(), &weights, &mut OneSided, &mut plan)
+                        } else {
+                            d.route_into(g, &[g.start()], g.goal(), &weights, &mut (), &mut plan)
+                        };
+                        d.settled_count()
+                    })
+                    .collect();
+                work.push(serde_json::json!({"graph": name, "search": id, "k": k, "settled": settled}));
             }
             // One recomputation per iteration, the placements taken in turn.
             for (id, one_sided) in [("shr", false), ("shr_one_sided", true)] {
@@ -230,6 +248,10 @@ fn bench_reroute(c: &mut Criterion) {
             }
         }
         group.finish();
+    }
+    if let Some(path) = std::env::var_os("SHR_BENCH_WORK") {
+        let text = serde_json::to_string_pretty(&work).expect("work is JSON");
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", PathBuf::from(&path).display()));
     }
 }
 

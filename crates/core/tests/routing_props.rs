@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use shr_core::algo::{oracle, Dijkstra, Plan, Trace};
+use shr_core::algo::{oracle, Dijkstra, Plan, Trace, TraceStep};
 use shr_core::event::{check_observability, to_json_lines};
 use shr_core::graph::Join;
 use shr_core::session::audit_completion;
@@ -137,7 +137,16 @@ proptest! {
         let mut d = Dijkstra::new();
         // Nobody records: the two-sided search. A trace asks for the one-sided one.
         let two = d.route(&c.graph, &sources, g, &w, &mut ());
-        let one = d.route(&c.graph, &sources, g, &w, &mut Trace::default());
+        let two_settled = d.settled_count();
+        let mut trace = Trace::default();
+        let one = d.route(&c.graph, &sources, g, &w, &mut trace);
+        // The count of the one-sided search is the settled steps a trace shows.
+        let traced = trace.steps.iter().filter(|s| matches!(s, TraceStep::Settled { .. })).count();
+        prop_assert_eq!(d.settled_count(), traced);
+        // Each side settles a node at most once.
+        prop_assert!(two_settled <= 2 * c.graph.node_count());
+        // Nothing to search only when the goal is a source.
+        prop_assert_eq!(two_settled == 0, sources.contains(&g));
         let want = oracle::cheapest_cost(&c.graph, &sources, g, &w);
         match (&two, &one, want) {
             (Some(p), Some(q), Some(o)) => {
@@ -251,6 +260,33 @@ fn run_session(
     }
     let completed = s.completed().map(str::to_string).collect();
     (to_json_lines(s.events()), s.outcome().cloned(), completed, failed_tools)
+}
+
+/// Nodes settled is the work a route does: on a binary tree whose goal is a deepest leaf, the
+/// one-sided search settles every node nearer than the goal, the two-sided one little more than
+/// the goal's ancestors.
+#[test]
+fn settled_count_shows_the_two_sided_search_doing_less_work() {
+    let depth = 10;
+    let n = (1usize << (depth + 1)) - 1;
+    let nodes: Vec<_> = (0..n).map(|i| json!({"id": format!("n{i}")})).collect();
+    let edges: Vec<_> =
+        (1..n).map(|i| json!({"from": format!("n{}", (i - 1) / 2), "to": format!("n{i}")})).collect();
+    let spec = json!({"nodes": nodes, "edges": edges, "start": "n0", "goal": format!("n{}", n - 1)});
+    let g = ToolGraph::from_json(&spec.to_string()).unwrap();
+    let w = |e: usize| g.edge(e).cost;
+    let mut d = Dijkstra::new();
+    let two = d.route(&g, &[g.start()], g.goal(), &w, &mut ()).unwrap();
+    let two_settled = d.settled_count();
+    let one = d.route(&g, &[g.start()], g.goal(), &w, &mut Trace::default()).unwrap();
+    let one_settled = d.settled_count();
+    assert_eq!((two.cost, one.cost), (depth as f64, depth as f64));
+    // Every node above the goal's depth, and the goal itself, at least.
+    assert!(one_settled >= (1 << depth), "one-sided settled {one_settled}");
+    assert!(two_settled <= 4 * (depth + 1), "two-sided settled {two_settled}");
+    // The count is the last query's, not a running total.
+    d.route(&g, &[g.start()], g.start(), &w, &mut ()).unwrap();
+    assert_eq!(d.settled_count(), 0);
 }
 
 #[test]

@@ -59,39 +59,82 @@ pub(crate) struct Routing {
     memo: WeightMemo,
     /// The plan as node indices, then `from, to` per edge: read by [`route_object`] in place.
     out: Vec<u32>,
-    /// Every node id as a JS string, in index order, made on the first route.
-    ids: Option<JsValue>,
+    /// The JS half of routing, made on the first route.
+    js: Option<RouteJs>,
 }
 
-// One call builds the result in JS from the plan's indices and the cached id strings: building
-// it from Rust costs a boundary crossing per array slot, more than the search on small graphs.
+/// What `route` keeps on the JS side: node ids cross the boundary once, not on every call.
+struct RouteJs {
+    /// Every node id as a JS string, in index order.
+    ids: JsValue,
+    /// A `Map` from node id to index.
+    index: JsValue,
+    /// The module's memory, which [`route_object`] reads the plan from.
+    memory: JsValue,
+}
+
+// A route from JS costs little more than its search: the ids are looked up in a JS `Map` (no
+// string is copied into wasm), and one call builds the result from the plan's indices, read in
+// place through a view of memory kept until memory grows. Building it from Rust costs a boundary
+// crossing per array slot, more than the search on small graphs.
 #[wasm_bindgen(inline_js = r#"
-export function route_object(ids, out, nodes, cost) {
+let view = null;
+export function index_of_ids(ids) {
+  return new Map(ids.map((id, i) => [id, i]));
+}
+export function node_index(index, id) {
+  const i = index.get(id);
+  return i === undefined ? -1 : i;
+}
+export function route_object(ids, memory, at, nodes, len, cost) {
+  if (view === null || view.buffer !== memory.buffer) view = new Uint32Array(memory.buffer);
   const path = new Array(nodes);
-  for (let i = 0; i < nodes; i++) path[i] = ids[out[i]];
-  const edges = new Array((out.length - nodes) >> 1);
-  for (let j = 0, k = nodes; k < out.length; j++, k += 2) edges[j] = [ids[out[k]], ids[out[k + 1]]];
+  for (let i = 0; i < nodes; i++) path[i] = ids[view[at + i]];
+  const edges = new Array((len - nodes) >> 1);
+  for (let j = 0, k = at + nodes, end = at + len; k < end; j++, k += 2) edges[j] = [ids[view[k]], ids[view[k + 1]]];
   return { path, edges, cost };
 }
 "#)]
 extern "C" {
-    fn route_object(ids: &JsValue, out: &[u32], nodes: u32, cost: f64) -> JsValue;
+    fn index_of_ids(ids: &JsValue) -> JsValue;
+    fn node_index(index: &JsValue, id: &JsValue) -> i32;
+    fn route_object(ids: &JsValue, memory: &JsValue, at: u32, nodes: u32, len: u32, cost: f64) -> JsValue;
+}
+
+impl RouteJs {
+    /// The index of the node `id` names (`default` when nullish), or `unknown_node` naming it.
+    fn node(&self, id: &JsValue, default: NodeIx, field: &str) -> Result<NodeIx, ShrError> {
+        if is_nullish(id) {
+            return Ok(default);
+        }
+        if let Ok(ix) = usize::try_from(node_index(&self.index, id)) {
+            return Ok(ix);
+        }
+        Err(match id.as_string() {
+            Some(name) => ShrError::new("unknown_node", format!("{field}: unknown node `{name}`"))
+                .with("node", JsValue::from_str(&name)),
+            None => ShrError::new("unknown_node", format!("{field} must be a node id (a string)"))
+                .with("node", id.clone()),
+        })
+    }
 }
 
 impl Routing {
-    fn ids(&mut self, graph: &ToolGraph) -> Result<&JsValue, ShrError> {
-        let ids = match self.ids.take() {
-            Some(ids) => ids,
+    fn js(&mut self, graph: &ToolGraph) -> Result<&RouteJs, ShrError> {
+        let js = match self.js.take() {
+            Some(js) => js,
             // One JSON text parsed by the engine: far cheaper than a string per id across the
             // boundary on a large graph.
             None => {
                 let ids: Vec<&str> = graph.nodes().iter().map(|n| n.id.as_str()).collect();
                 let text =
                     serde_json::to_string(&ids).map_err(|e| ShrError::new("internal", e.to_string()))?;
-                js_sys::JSON::parse(&text).map_err(|_| ShrError::new("internal", "node ids are not JSON"))?
+                let ids = js_sys::JSON::parse(&text)
+                    .map_err(|_| ShrError::new("internal", "node ids are not JSON"))?;
+                RouteJs { index: index_of_ids(&ids), ids, memory: wasm_bindgen::memory() }
             }
         };
-        Ok(self.ids.insert(ids))
+        Ok(self.js.insert(js))
     }
 }
 
@@ -243,16 +286,6 @@ impl Router {
         Ok(v)
     }
 
-    fn node(&self, id: Option<String>, default: NodeIx, field: &str) -> Result<NodeIx, ShrError> {
-        match id {
-            None => Ok(default),
-            Some(id) => self.inner.borrow().graph.index(&id).ok_or_else(|| {
-                ShrError::new("unknown_node", format!("{field}: unknown node `{id}`"))
-                    .with("node", JsValue::from_str(&id))
-            }),
-        }
-    }
-
     /// Lets time pass for every breaker: an OPEN one whose cooldown is over is HALF_OPEN now.
     /// The core applies cooldowns only when asked (it reads no clock), and a router between
     /// runs is asked by nobody else, so every view of its health asks first.
@@ -327,20 +360,17 @@ impl Router {
     #[wasm_bindgen(unchecked_return_type = "Route | null")]
     pub fn route(
         &self,
-        start: Option<String>,
-        goal: Option<String>,
-        now: Option<f64>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] start: &JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] goal: &JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: Option<f64>,
     ) -> Result<JsValue, JsValue> {
         let now = self.now(now)?;
-        let (g_start, g_goal) = {
-            let inner = self.inner.borrow();
-            (inner.graph.start(), inner.graph.goal())
-        };
-        let from = self.node(start, g_start, "start")?;
-        let to = self.node(goal, g_goal, "goal")?;
         self.advance(now);
         let mut inner = self.inner.borrow_mut();
         let Inner { graph, health, routing, .. } = &mut *inner;
+        let js = routing.js(graph)?;
+        let from = js.node(start, graph.start(), "start")?;
+        let to = js.node(goal, graph.goal(), "goal")?;
         routing.memo.refresh(graph, health, now);
         let weights = routing.memo.weights(graph, health, now);
         if !routing.search.route_into(graph, &[from], to, &weights, &mut (), &mut routing.plan) {
@@ -353,11 +383,13 @@ impl Router {
             let edge = graph.edge(e);
             routing.out.extend([edge.from as u32, edge.to as u32]);
         }
-        let (nodes, cost) = (plan.nodes.len() as u32, plan.cost);
-        let out = core::mem::take(&mut routing.out);
-        let route = routing.ids(graph).map(|ids| route_object(ids, &out, nodes, cost));
-        routing.out = out;
-        Ok(route?)
+        let Some(js) = &routing.js else {
+            return Err(ShrError::new("internal", "route lost its JS half").into());
+        };
+        // wasm32 addresses are u32; `route_object` reads the plan as u32 words from there.
+        let at = routing.out.as_ptr() as usize / core::mem::size_of::<u32>();
+        let (nodes, len) = (plan.nodes.len() as u32, routing.out.len() as u32);
+        Ok(route_object(&js.ids, &js.memory, at as u32, nodes, len, plan.cost))
     }
 
     /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a

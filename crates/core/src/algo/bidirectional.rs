@@ -73,6 +73,8 @@ pub struct Bidirectional {
     search: u32,
     /// The frontiers, `[FORWARD]` and `[BACKWARD]`.
     heaps: [BinaryHeap<Entry>; 2],
+    /// Nodes settled by the last search, counting a node once per side.
+    settled: usize,
 }
 
 impl Bidirectional {
@@ -93,6 +95,11 @@ impl Bidirectional {
             self.search = 1;
         }
         self.heaps.iter_mut().for_each(BinaryHeap::clear);
+    }
+
+    /// How many nodes the last search settled, a node settled by both sides counted twice.
+    pub fn settled_count(&self) -> usize {
+        self.settled
     }
 
     #[inline]
@@ -121,6 +128,7 @@ impl Bidirectional {
         plan.edges.clear();
         plan.seeds.clear();
         plan.cost = f64::INFINITY;
+        self.settled = 0;
         let n = graph.node_count();
         if goal >= n {
             return false;
@@ -183,6 +191,7 @@ impl Bidirectional {
             return;
         }
         l.flags |= settled;
+        self.settled += 1;
         let edges = if side == FORWARD { graph.out_edges(x) } else { graph.in_edges(x) };
         for &e in edges {
             let w = weights.weight(e as usize);

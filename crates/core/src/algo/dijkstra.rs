@@ -179,6 +179,10 @@ pub struct Dijkstra {
     order: Vec<u32>,
     /// Plain point-to-point queries go to the two-sided search.
     two_sided: Bidirectional,
+    /// Nodes the last one-sided search settled.
+    settled_last: usize,
+    /// Whether the last query went to the two-sided search.
+    last_two_sided: bool,
 }
 
 impl Dijkstra {
@@ -251,7 +255,8 @@ impl Dijkstra {
     ) -> bool {
         // Same answer, far fewer nodes settled: a query with no joins to sum, no origins to
         // revisit and nobody recording the steps is a plain shortest path.
-        if origins.is_empty() && graph.join_nodes().is_empty() && !observer.records() {
+        self.last_two_sided = origins.is_empty() && graph.join_nodes().is_empty() && !observer.records();
+        if self.last_two_sided {
             return self.two_sided.route_into(graph, sources, goal, weights, plan);
         }
         plan.nodes.clear();
@@ -264,6 +269,16 @@ impl Dijkstra {
         self.extract(graph, goal, plan);
         plan.cost = cost;
         true
+    }
+
+    /// How many nodes the last query settled, over both sides when it went to the two-sided
+    /// search: the work a route did, free of timing noise (the benchmark reports it per reroute).
+    pub fn settled_count(&self) -> usize {
+        if self.last_two_sided {
+            self.two_sided.settled_count()
+        } else {
+            self.settled_last
+        }
     }
 
     /// Allocating convenience form of [`Dijkstra::route_into`].
@@ -301,6 +316,7 @@ impl Dijkstra {
         observer: &mut O,
     ) -> Option<f64> {
         self.prepare(graph);
+        self.settled_last = 0;
         let n = graph.node_count();
         if goal >= n {
             return None;
@@ -329,6 +345,7 @@ impl Dijkstra {
             self.settled[u] = true;
             self.order[u] = settled_count;
             settled_count += 1;
+            self.settled_last = settled_count as usize;
             observer.settled(u, dist);
             if u == goal {
                 return Some(dist);
