@@ -91,12 +91,15 @@ fn tools(pairs: &[(&str, JsValue)]) -> Object {
 #[wasm_bindgen_test]
 fn route_takes_the_cheapest_healthy_path() {
     let r = refund_router();
-    let route = r.route(None, None, Some(0.0)).expect("routes");
+    let route = r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(0.0)).expect("routes");
     assert_eq!(path_of(&route), r#"["start","crm","stripe","email","done"]"#);
     assert_eq!(field(&route, "cost").as_f64(), Some(3.0));
-    let partial = r.route(Some("razorpay".into()), None, Some(0.0)).expect("routes");
+    let partial = r.route(&JsValue::from_str("razorpay"), &JsValue::UNDEFINED, Some(0.0)).expect("routes");
     assert_eq!(path_of(&partial), r#"["razorpay","email","done"]"#);
-    assert!(r.route(Some("done".into()), Some("start".into()), Some(0.0)).expect("routes").is_null());
+    assert!(r
+        .route(&JsValue::from_str("done"), &JsValue::from_str("start"), Some(0.0))
+        .expect("routes")
+        .is_null());
 }
 
 #[wasm_bindgen_test]
@@ -105,14 +108,17 @@ fn mark_down_reroutes_and_mark_up_restores() {
     let h = r.mark_down("stripe", Some(0.0)).expect("stripe is a tool");
     assert_eq!(field(&h, "state").as_string().as_deref(), Some("open"));
     assert!(field(&h, "weight").is_null(), "an open breaker is an infinite weight");
-    let route = r.route(None, None, Some(1.0)).expect("routes");
+    let route = r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(1.0)).expect("routes");
     assert_eq!(path_of(&route), r#"["start","crm","razorpay","email","done"]"#);
     assert_eq!(field(&route, "cost").as_f64(), Some(4.0));
     r.mark_down("razorpay", Some(1.0)).expect("razorpay is a tool");
-    assert!(r.route(None, None, Some(2.0)).expect("routes").is_null(), "no payment tool left");
+    assert!(
+        r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(2.0)).expect("routes").is_null(),
+        "no payment tool left"
+    );
     r.mark_up("stripe", Some(3.0)).expect("stripe is a tool");
     assert_eq!(
-        path_of(&r.route(None, None, Some(3.0)).expect("routes")),
+        path_of(&r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(3.0)).expect("routes")),
         r#"["start","crm","stripe","email","done"]"#
     );
 }
