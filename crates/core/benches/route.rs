@@ -196,6 +196,22 @@ fn failure_set(g: &ToolGraph, k: usize, placement: usize) -> Vec<bool> {
     failed
 }
 
+/// One recomputation from the start, on the search as routed or forced one-sided.
+fn reroute(
+    d: &mut Dijkstra,
+    g: &ToolGraph,
+    goal: NodeIx,
+    weights: &impl Fn(usize) -> f64,
+    one_sided: bool,
+    plan: &mut Plan,
+) {
+    if one_sided {
+        d.route_into(g, &[g.start()], goal, weights, &mut OneSided, plan);
+    } else {
+        d.route_into(g, &[g.start()], goal, weights, &mut (), plan);
+    }
+}
+
 fn bench_reroute(c: &mut Criterion) {
     let graphs = load_graphs();
     let mut work = Vec::new();
@@ -218,12 +234,7 @@ fn bench_reroute(c: &mut Criterion) {
                 let settled: Vec<usize> = sets
                     .iter()
                     .map(|failed| {
-                        let weights = around(g, failed);
-                        if one_sided {
-                            d.route_into(g, &[g.start()], g.goal(), &weights, &mut OneSided, &mut plan)
-                        } else {
-                            d.route_into(g, &[g.start()], g.goal(), &weights, &mut (), &mut plan)
-                        };
+                        reroute(&mut d, g, g.goal(), &around(g, failed), one_sided, &mut plan);
                         d.settled_count()
                     })
                     .collect();
@@ -236,12 +247,7 @@ fn bench_reroute(c: &mut Criterion) {
                     b.iter(|| {
                         let weights = around(g, &sets[turn % PLACEMENTS]);
                         turn += 1;
-                        let (s, goal) = (g.start(), black_box(g.goal()));
-                        if one_sided {
-                            d.route_into(g, &[s], goal, &weights, &mut OneSided, &mut plan)
-                        } else {
-                            d.route_into(g, &[s], goal, &weights, &mut (), &mut plan)
-                        };
+                        reroute(&mut d, g, black_box(g.goal()), &weights, one_sided, &mut plan);
                         black_box(plan.cost)
                     })
                 });

@@ -117,11 +117,11 @@ impl RouteJs {
                 .with("node", id.clone()),
         })
     }
-}
 
-impl Routing {
-    fn js(&mut self, graph: &ToolGraph) -> Result<&RouteJs, ShrError> {
-        let js = match self.js.take() {
+    /// The JS half kept in `slot`, made on first use. A function of the slot alone, so that a
+    /// route can hold it while it uses the rest of [`Routing`].
+    fn cached<'a>(slot: &'a mut Option<RouteJs>, graph: &ToolGraph) -> Result<&'a RouteJs, ShrError> {
+        let js = match slot.take() {
             Some(js) => js,
             // One JSON text parsed by the engine: far cheaper than a string per id across the
             // boundary on a large graph.
@@ -134,7 +134,7 @@ impl Routing {
                 RouteJs { index: index_of_ids(&ids), ids, memory: wasm_bindgen::memory() }
             }
         };
-        Ok(self.js.insert(js))
+        Ok(slot.insert(js))
     }
 }
 
@@ -368,7 +368,7 @@ impl Router {
         self.advance(now);
         let mut inner = self.inner.borrow_mut();
         let Inner { graph, health, routing, .. } = &mut *inner;
-        let js = routing.js(graph)?;
+        let js = RouteJs::cached(&mut routing.js, graph)?;
         let from = js.node(start, graph.start(), "start")?;
         let to = js.node(goal, graph.goal(), "goal")?;
         routing.memo.refresh(graph, health, now);
@@ -383,9 +383,6 @@ impl Router {
             let edge = graph.edge(e);
             routing.out.extend([edge.from as u32, edge.to as u32]);
         }
-        let Some(js) = &routing.js else {
-            return Err(ShrError::new("internal", "route lost its JS half").into());
-        };
         // wasm32 addresses are u32; `route_object` reads the plan as u32 words from there.
         let at = routing.out.as_ptr() as usize / core::mem::size_of::<u32>();
         let (nodes, len) = (plan.nodes.len() as u32, routing.out.len() as u32);

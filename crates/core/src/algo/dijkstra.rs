@@ -179,10 +179,8 @@ pub struct Dijkstra {
     order: Vec<u32>,
     /// Plain point-to-point queries go to the two-sided search.
     two_sided: Bidirectional,
-    /// Nodes the last one-sided search settled.
+    /// Nodes the last query settled (both sides of a two-sided one).
     settled_last: usize,
-    /// Whether the last query went to the two-sided search.
-    last_two_sided: bool,
 }
 
 impl Dijkstra {
@@ -255,9 +253,10 @@ impl Dijkstra {
     ) -> bool {
         // Same answer, far fewer nodes settled: a query with no joins to sum, no origins to
         // revisit and nobody recording the steps is a plain shortest path.
-        self.last_two_sided = origins.is_empty() && graph.join_nodes().is_empty() && !observer.records();
-        if self.last_two_sided {
-            return self.two_sided.route_into(graph, sources, goal, weights, plan);
+        if origins.is_empty() && graph.join_nodes().is_empty() && !observer.records() {
+            let found = self.two_sided.route_into(graph, sources, goal, weights, plan);
+            self.settled_last = self.two_sided.settled_count();
+            return found;
         }
         plan.nodes.clear();
         plan.edges.clear();
@@ -274,11 +273,7 @@ impl Dijkstra {
     /// How many nodes the last query settled, over both sides when it went to the two-sided
     /// search: the work a route did, free of timing noise (the benchmark reports it per reroute).
     pub fn settled_count(&self) -> usize {
-        if self.last_two_sided {
-            self.two_sided.settled_count()
-        } else {
-            self.settled_last
-        }
+        self.settled_last
     }
 
     /// Allocating convenience form of [`Dijkstra::route_into`].
@@ -336,16 +331,14 @@ impl Dijkstra {
                 }
             }
         }
-        let mut settled_count = 0u32;
         while let Some(Entry { dist, node }) = self.heap.pop() {
             let u = node as usize;
             if self.settled[u] || dist > self.dist[u] {
                 continue;
             }
             self.settled[u] = true;
-            self.order[u] = settled_count;
-            settled_count += 1;
-            self.settled_last = settled_count as usize;
+            self.order[u] = self.settled_last as u32;
+            self.settled_last += 1;
             observer.settled(u, dist);
             if u == goal {
                 return Some(dist);
