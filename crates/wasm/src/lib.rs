@@ -83,11 +83,13 @@ export function index_of_ids(ids) {
   return new Map(ids.map((id, i) => [id, i]));
 }
 export function node_index(index, id) {
+  if (id === undefined || id === null) return -2;
   const i = index.get(id);
   return i === undefined ? -1 : i;
 }
 export function route_object(ids, memory, at, nodes, len, cost) {
-  if (view === null || view.buffer !== memory.buffer) view = new Uint32Array(memory.buffer);
+  // Growing memory detaches the old buffer, and a view of a detached buffer has length 0.
+  if (view === null || at + len > view.length) view = new Uint32Array(memory.buffer);
   const path = new Array(nodes);
   for (let i = 0; i < nodes; i++) path[i] = ids[view[at + i]];
   const edges = new Array((len - nodes) >> 1);
@@ -104,11 +106,13 @@ extern "C" {
 impl RouteJs {
     /// The index of the node `id` names (`default` when nullish), or `unknown_node` naming it.
     fn node(&self, id: &JsValue, default: NodeIx, field: &str) -> Result<NodeIx, ShrError> {
-        if is_nullish(id) {
-            return Ok(default);
-        }
-        if let Ok(ix) = usize::try_from(node_index(&self.index, id)) {
+        // -2: nullish, -1: not a node id (both told apart in JS, one crossing per id).
+        let ix = node_index(&self.index, id);
+        if let Ok(ix) = usize::try_from(ix) {
             return Ok(ix);
+        }
+        if ix == -2 {
+            return Ok(default);
         }
         Err(match id.as_string() {
             Some(name) => ShrError::new("unknown_node", format!("{field}: unknown node `{name}`"))
