@@ -131,11 +131,6 @@ fn time_batch(
     t0.elapsed().as_nanos() as f64 / (cycles * sets.len()) as f64
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let out = args.iter().find(|a| !a.starts_with('-')).cloned().unwrap_or_else(|| {
@@ -156,7 +151,10 @@ fn main() {
         // sets[i][p]: the failed tools of REROUTE_K[i] at placement p.
         let sets: Vec<Vec<Vec<NodeIx>>> =
             REROUTE_K.iter().map(|&k| (0..PLACEMENTS).map(|p| failure_set(g, k, p)).collect()).collect();
-        for (&k, placements) in REROUTE_K.iter().zip(&sets) {
+        // Checks every failure set, and counts the nodes each reroute settles (its work):
+        // settled[search][i][p], search 0 as routed, 1 one-sided.
+        let mut settled = [vec![Vec::new(); REROUTE_K.len()], vec![Vec::new(); REROUTE_K.len()]];
+        for (i, (&k, placements)) in REROUTE_K.iter().zip(&sets).enumerate() {
             for set in placements {
                 assert_eq!(set.len(), k, "{name}: could not fail {k} tools");
                 assert!(
@@ -164,12 +162,16 @@ fn main() {
                     "{name}: K={k} cuts the goal off"
                 );
                 assert!(plan.nodes.iter().all(|v| !set.contains(v)), "{name}: K={k} plan uses a failed tool");
+                settled[0][i].push(d.settled_count());
                 let cost = plan.cost;
                 assert!(reroute(&mut d, g, &mut failed, set, true, &mut plan));
                 assert_eq!(plan.cost, cost, "{name}: K={k}: the two searches disagree");
+                settled[1][i].push(d.settled_count());
             }
         }
-        for (search, one_sided) in [("shr", false), ("shr_one_sided", true)] {
+        for (search, one_sided, settled) in
+            [("shr", false, &settled[0]), ("shr_one_sided", true, &settled[1])]
+        {
             // Warm up with one cycle per K, then size each K's batch from a second cycle.
             let cycle_ns: Vec<f64> = sets
                 .iter()
@@ -193,25 +195,15 @@ fn main() {
                     samples[i].push(ns);
                 }
             }
-            for (i, &k) in REROUTE_K.iter().enumerate() {
-                let settled: Vec<usize> = sets[i]
-                    .iter()
-                    .map(|set| {
-                        reroute(&mut d, g, &mut failed, set, one_sided, &mut plan);
-                        d.settled_count()
-                    })
-                    .collect();
-                let ns = samples[i].clone();
-                let (lo, hi) = ns.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-                eprintln!(
-                    "reroute {name} {search} K={k}: {:.1} µs ({rounds} rounds)",
-                    median(ns.clone()) / 1e3
-                );
+            for (i, (&k, ns)) in REROUTE_K.iter().zip(&mut samples).enumerate() {
+                ns.sort_by(f64::total_cmp);
+                let median = ns[ns.len() / 2];
+                eprintln!("reroute {name} {search} K={k}: {:.1} µs ({rounds} rounds)", median / 1e3);
                 rows.push(serde_json::json!({
                     "graph": name, "search": search, "k": k,
-                    "median_ns": median(ns), "min_ns": lo, "max_ns": hi,
+                    "median_ns": median, "min_ns": ns[0], "max_ns": ns[ns.len() - 1],
                     "rounds": rounds, "calls_per_sample": cycles[i] * PLACEMENTS,
-                    "settled": settled,
+                    "settled": settled[i],
                 }));
             }
         }
