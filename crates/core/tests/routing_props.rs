@@ -262,6 +262,57 @@ fn run_session(
     (to_json_lines(s.events()), s.outcome().cloned(), completed, failed_tools)
 }
 
+/// Branching graphs like the benchmark's (out-degree 4, costs 1 to 10 in halves): the two-sided
+/// search's frontiers grow many levels before they meet, which is where its pruning (a node that
+/// cannot lead to a cheaper meeting is not queued) decides. Many queries per graph, each with
+/// its own failures, against the one-sided search.
+fn branching_graph(max_nodes: usize) -> impl Strategy<Value = (ToolGraph, Vec<(usize, usize, Vec<usize>)>)> {
+    (20..=max_nodes).prop_flat_map(|n| {
+        let edges = prop::collection::vec((0..n, 1u32..=20), n * 4);
+        let queries = prop::collection::vec((0..n, 0..n, prop::collection::vec(0..n, 0..6)), 24);
+        (Just(n), edges, queries)
+    })
+    .prop_map(|(n, edges, queries)| {
+        let nodes: Vec<_> = (0..n).map(|i| json!({ "id": format!("n{i}") })).collect();
+        // Node i's four out-edges: to random targets (a repeat or a self-loop is dropped).
+        let mut seen = std::collections::BTreeSet::new();
+        let edges: Vec<_> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, &(to, c))| (i / 4, to, c))
+            .filter(|&(a, b, _)| a != b && seen.insert((a, b)))
+            .map(|(a, b, c)| json!({ "from": format!("n{a}"), "to": format!("n{b}"), "cost": c as f64 / 2.0 }))
+            .collect();
+        let spec = json!({ "nodes": nodes, "edges": edges, "start": "n0", "goal": "n1" });
+        (ToolGraph::from_json(&spec.to_string()).expect("generated graphs are valid"), queries)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn on_branching_graphs_the_two_sided_search_finds_the_cheapest_cost((g, queries) in branching_graph(400)) {
+        let mut d = Dijkstra::new();
+        let mut failed = vec![false; g.node_count()];
+        let (mut two, mut one) = (Plan::default(), Plan::default());
+        for (s, t, down) in queries {
+            down.iter().filter(|&&v| v != s && v != t).for_each(|&v| failed[v] = true);
+            let w = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
+            let found = d.route_into(&g, &[s], t, &w, &mut (), &mut two);
+            let want = d.route_into(&g, &[s], t, &w, &mut Trace::default(), &mut one);
+            prop_assert_eq!(found, want, "{} -> {} with {:?} down", s, t, &down);
+            if found {
+                prop_assert!(close(two.cost, one.cost), "two-sided {} one-sided {}", two.cost, one.cost);
+                let sum: f64 = two.edges.iter().map(|&e| w(e)).sum();
+                prop_assert!(close(sum, two.cost), "edge sum {} != cost {}", sum, two.cost);
+                prop_assert_eq!((two.nodes[0], two.nodes.last().copied()), (s, Some(t)));
+            }
+            failed.fill(false);
+        }
+    }
+}
+
 /// Nodes settled is the work a route does: on a binary tree whose goal is a deepest leaf, the
 /// one-sided search settles every node nearer than the goal, the two-sided one little more than
 /// the goal's ancestors.

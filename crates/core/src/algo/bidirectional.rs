@@ -1,6 +1,8 @@
 //! Cheapest path between two points: Dijkstra from the sources forward and from the goal
 //! backward at once, stopping when the two frontiers prove no cheaper meeting exists (Pohl 1971;
-//! the stopping rule `top_f + top_b >= best` of Goldberg and Harrelson 2005).
+//! the stopping rule `top_f + top_b >= best` of Goldberg and Harrelson 2005). A node one side
+//! reaches at a cost that, with the other side's top, already makes `best` is labelled but not
+//! queued: no cheaper meeting can pass through it.
 //!
 //! On graphs that branch (tool catalogues, random graphs) each side only grows a ball of about
 //! half the goal's cost, so it settles a small fraction of what a one-directional search must
@@ -192,6 +194,11 @@ impl Bidirectional {
         }
         l.flags |= settled;
         self.settled += 1;
+        // Every node the other side has not settled is at least its top away from the other end:
+        // a node this side reaches at `offer` with `offer + beyond >= best` can lead to no
+        // cheaper meeting, so it is labelled (a meeting through it is still seen) but never
+        // queued. About half the queue pushes of a search are such nodes.
+        let beyond = self.heaps[1 - side].peek().map_or(f64::INFINITY, |top| top.dist);
         let edges = if side == FORWARD { graph.out_edges(x) } else { graph.in_edges(x) };
         for &e in edges {
             let w = weights.weight(e as usize);
@@ -203,13 +210,15 @@ impl Bidirectional {
             let offer = dist + w;
             let l = self.label(y);
             let through = offer + l.dist[1 - side];
+            if through < best.cost {
+                *best = Meeting { cost: through, node: edge.from as u32, edge: e };
+            }
             if l.flags & settled == 0 && offer < l.dist[side] {
                 l.dist[side] = offer;
                 l.via[side] = e;
-                self.heaps[side].push(Entry { dist: offer, node: y as u32 });
-            }
-            if through < best.cost {
-                *best = Meeting { cost: through, node: edge.from as u32, edge: e };
+                if offer + beyond < best.cost {
+                    self.heaps[side].push(Entry { dist: offer, node: y as u32 });
+                }
             }
         }
     }
