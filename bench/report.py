@@ -75,6 +75,11 @@ def paired_ratio(graph, slow, fast):
     return median(paired(graph, slow, fast))
 
 
+def paired_time(graph, col):
+    """The median over the paired rounds of one column's time."""
+    return median([t[(graph, col)] for t in pair.values() if (graph, col) in t])
+
+
 def cmd(*args):
     try:
         return subprocess.run(args, capture_output=True, text=True, check=True).stdout.strip()
@@ -200,9 +205,7 @@ w("| --- | ---: | ---: | --- | ---: | ---: |")
 for g in index:
     n = g["name"]
     each = ", ".join(f"{x:.2f}x" for x in paired(n, "shr-wasm", "shr-core-live")) or "—"
-    nat = median([t[(n, "shr-core-live")] for t in pair.values() if (n, "shr-core-live") in t])
-    wasm = median([t[(n, "shr-wasm")] for t in pair.values() if (n, "shr-wasm") in t])
-    w(f"| {n} | {fmt_ns(nat)} | {fmt_ns(wasm)} | {each} | {fmt_ratio(paired_ratio(n, 'shr-wasm', 'shr-core-live'))} "
+    w(f"| {n} | {fmt_ns(paired_time(n, 'shr-core-live'))} | {fmt_ns(paired_time(n, 'shr-wasm'))} | {each} | {fmt_ratio(paired_ratio(n, 'shr-wasm', 'shr-core-live'))} "
       f"| {fmt_ratio(paired_ratio(n, 'shr-wasm', 'shr-core'))} |")
 w("")
 

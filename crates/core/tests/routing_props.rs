@@ -266,7 +266,7 @@ fn run_session(
 /// search's frontiers grow many levels before they meet, which is where its pruning (a node that
 /// cannot lead to a cheaper meeting is not queued) decides. Many queries per graph, each with
 /// its own failures, against the one-sided search.
-fn branching_graph(max_nodes: usize) -> impl Strategy<Value = (ToolGraph, Vec<(usize, usize, Vec<usize>)>)> {
+fn branching_graph(max_nodes: usize) -> impl Strategy<Value = (Case, Vec<(usize, usize, Vec<usize>)>)> {
     (20..=max_nodes).prop_flat_map(|n| {
         let edges = prop::collection::vec((0..n, 1u32..=20), n * 4);
         let queries = prop::collection::vec((0..n, 0..n, prop::collection::vec(0..n, 0..6)), 24);
@@ -284,7 +284,8 @@ fn branching_graph(max_nodes: usize) -> impl Strategy<Value = (ToolGraph, Vec<(u
             .map(|(a, b, c)| json!({ "from": format!("n{a}"), "to": format!("n{b}"), "cost": c as f64 / 2.0 }))
             .collect();
         let spec = json!({ "nodes": nodes, "edges": edges, "start": "n0", "goal": "n1" });
-        (ToolGraph::from_json(&spec.to_string()).expect("generated graphs are valid"), queries)
+        let graph = ToolGraph::from_json(&spec.to_string()).expect("generated graphs are valid");
+        (Case { graph, failed: vec![false; n] }, queries)
     })
 }
 
@@ -292,15 +293,15 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn on_branching_graphs_the_two_sided_search_finds_the_cheapest_cost((g, queries) in branching_graph(400)) {
+    fn on_branching_graphs_the_two_sided_search_finds_the_cheapest_cost((mut c, queries) in branching_graph(400)) {
         let mut d = Dijkstra::new();
-        let mut failed = vec![false; g.node_count()];
         let (mut two, mut one) = (Plan::default(), Plan::default());
         for (s, t, down) in queries {
-            down.iter().filter(|&&v| v != s && v != t).for_each(|&v| failed[v] = true);
-            let w = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
-            let found = d.route_into(&g, &[s], t, &w, &mut (), &mut two);
-            let want = d.route_into(&g, &[s], t, &w, &mut Trace::default(), &mut one);
+            c.failed.fill(false);
+            down.iter().filter(|&&v| v != s && v != t).for_each(|&v| c.failed[v] = true);
+            let (g, w) = (&c.graph, weights(&c));
+            let found = d.route_into(g, &[s], t, &w, &mut (), &mut two);
+            let want = d.route_into(g, &[s], t, &w, &mut Trace::default(), &mut one);
             prop_assert_eq!(found, want, "{} -> {} with {:?} down", s, t, &down);
             if found {
                 prop_assert!(close(two.cost, one.cost), "two-sided {} one-sided {}", two.cost, one.cost);
@@ -308,7 +309,6 @@ proptest! {
                 prop_assert!(close(sum, two.cost), "edge sum {} != cost {}", sum, two.cost);
                 prop_assert_eq!((two.nodes[0], two.nodes.last().copied()), (s, Some(t)));
             }
-            failed.fill(false);
         }
     }
 }
