@@ -56,6 +56,21 @@ test('router options: config and clock are checked', async () => {
   await expectCode(() => Router.fromJson(refundGraph(), { clock: 5 }), 'bad_options', assert);
   const e = await expectCode(() => Router.fromJson(refundGraph(), { config: { tool_budget: 'lots' } }), 'bad_options', assert);
   assert.match(e.message, /options\.config/);
+  // Misspelt or misplaced settings are named, not ignored.
+  const camel = await expectCode(() => Router.fromJson(refundGraph(), { config: { toolBudget: 3 } }), 'bad_options', assert);
+  assert.match(camel.message, /options\.config: unknown field `toolBudget`, expected one of `tool_budget`/);
+  const top = await expectCode(() => Router.fromJson(refundGraph(), { breaker: { cooldown_ms: 1 } }), 'bad_options', assert);
+  assert.match(top.message, /options\.breaker: unknown option \(known: config, clock\)/);
+  const inner = await expectCode(() => Router.fromJson(refundGraph(), { config: { breaker: { cooldown: 1 } } }), 'bad_options', assert);
+  assert.match(inner.message, /unknown field `cooldown`/);
+  for (const [breaker, named] of [
+    [{ failure_rate: 1.5 }, /options\.config\.breaker\.failure_rate must be a number in 0\.\.=1, got 1\.5/],
+    [{ half_open_factor: 0.5 }, /options\.config\.breaker\.half_open_factor must be a finite number >= 1/],
+    [{ half_open_probes: 0 }, /options\.config\.breaker\.half_open_probes must be at least 1/],
+  ]) {
+    const bad = await expectCode(() => Router.fromJson(refundGraph(), { config: { breaker } }), 'bad_options', assert);
+    assert.match(bad.message, named);
+  }
   const r = Router.fromJson(refundGraph(), { config: { breaker: { cooldown_ms: 1000 } }, clock: () => 5000 });
   r.markDown('stripe');
   assert.equal(r.health('stripe').state, 'open');

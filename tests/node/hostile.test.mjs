@@ -215,6 +215,8 @@ test('run rejects (never throws) an Error with a code naming the field the host 
     [{ tools: okTools(), clock: () => 'noon' }, 'bad_clock', /clock\(\)/],
     [{ tools: okTools(), clock: () => { throw new Error('no time'); } }, 'bad_clock', /clock\(\) threw: no time/],
     [{ get tools() { throw new Error('trap'); } }, 'bad_options', /options\.tools: reading it threw: trap/],
+    [{ tools: okTools(), timeout: 50 }, 'bad_options', /options\.timeout: unknown option \(known: tools, escalate, onEvent, timeoutMs/],
+    [new Proxy({ tools: okTools() }, { ownKeys() { throw new Error('no keys'); } }), 'bad_options', /options: listing its keys threw: no keys/],
   ];
   for (const [options, code, message] of cases) {
     let p;
@@ -231,6 +233,11 @@ test('run rejects (never throws) an Error with a code naming the field the host 
   assert.equal(e.node, 'mars');
   assert.match(e.message, /mars/);
   await expectCode(() => r.run({ context: 'not an object' }, { tools: okTools() }), 'bad_task', assert);
+  // A misspelt field would otherwise send the run to the graph's own goal.
+  const typo = await expectCode(() => r.run({ target: 'done' }, { tools: okTools() }), 'bad_task', assert);
+  assert.match(typo.message, /unknown field `target`/);
+  const tagged = { tools: okTools(), [Symbol('host tag')]: 1 };
+  assert.equal((await r.run(null, tagged)).outcome.status, 'completed', 'symbol keys are not options');
 });
 
 test('a clock that breaks mid-run rejects with the events so far', async () => {

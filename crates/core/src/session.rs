@@ -35,6 +35,7 @@ use crate::Millis;
 
 /// A task: where to go, and what monitors should know.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Task {
     /// Goal node id; the graph's goal when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,7 +49,7 @@ pub struct Task {
 
 /// Session limits.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SessionConfig {
     /// Tool calls allowed in the task (retries included).
     pub tool_budget: u32,
@@ -57,6 +58,13 @@ pub struct SessionConfig {
     /// Visits allowed per tool in a cyclic workflow (revisits included).
     pub visit_budget: u32,
     pub breaker: BreakerConfig,
+}
+
+impl SessionConfig {
+    /// The first setting that is out of range, named (see [`BreakerConfig::check`]).
+    pub fn check(&self) -> Result<(), String> {
+        self.breaker.check().map_err(|m| alloc::format!("breaker.{m}"))
+    }
 }
 
 impl Default for SessionConfig {

@@ -248,3 +248,39 @@ fn health_book_weights_hold_still_until_steady_until() {
     assert_eq!(h.weight(q, 20_000 + hour), 1.0, "the quota call leaves its window");
     assert_eq!(wq, f64::INFINITY, "quota used up");
 }
+
+#[test]
+fn settings_that_would_misbehave_are_named() {
+    assert_eq!(BreakerConfig::default().check(), Ok(()));
+    assert_eq!(cfg().check(), Ok(()));
+    let named = |c: BreakerConfig| c.check().unwrap_err();
+    assert!(named(BreakerConfig { failure_rate: 1.5, ..cfg() }).starts_with("failure_rate must be"));
+    assert!(named(BreakerConfig { failure_rate: f64::NAN, ..cfg() }).starts_with("failure_rate must be"));
+    assert!(named(BreakerConfig { failure_rate: -0.1, ..cfg() }).starts_with("failure_rate must be"));
+    assert!(named(BreakerConfig { half_open_factor: 0.5, ..cfg() }).starts_with("half_open_factor must be"));
+    assert!(named(BreakerConfig { half_open_factor: f64::INFINITY, ..cfg() }).starts_with("half_open_factor"));
+    assert!(named(BreakerConfig { half_open_probes: 0, ..cfg() }).starts_with("half_open_probes must be"));
+    // The edges of the ranges are settings, not mistakes: open on any failure, no extra weight.
+    assert_eq!(BreakerConfig { failure_rate: 0.0, half_open_factor: 1.0, ..cfg() }.check(), Ok(()));
+    assert_eq!(BreakerConfig { failure_rate: 1.0, ..cfg() }.check(), Ok(()));
+    let session = shr_core::SessionConfig {
+        breaker: BreakerConfig { half_open_probes: 0, ..cfg() },
+        ..Default::default()
+    };
+    assert!(session.check().unwrap_err().starts_with("breaker.half_open_probes"));
+}
+
+#[test]
+fn unknown_settings_are_rejected_by_name() {
+    let err =
+        serde_json::from_str::<shr_core::SessionConfig>(r#"{"toolBudget": 3}"#).unwrap_err().to_string();
+    assert!(err.contains("unknown field `toolBudget`"), "{err}");
+    let err = serde_json::from_str::<shr_core::SessionConfig>(r#"{"breaker": {"cooldown": 5}}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown field `cooldown`"), "{err}");
+    let err = serde_json::from_str::<shr_core::Task>(r#"{"target": "done"}"#).unwrap_err().to_string();
+    assert!(err.contains("unknown field `target`"), "{err}");
+    let partial: shr_core::SessionConfig = serde_json::from_str(r#"{"tool_budget": 3}"#).unwrap();
+    assert_eq!((partial.tool_budget, partial.breaker), (3, BreakerConfig::default()));
+}

@@ -56,6 +56,20 @@ pub fn get(obj: &JsValue, key: &str, code: &'static str, what: &str) -> Result<J
         .map_err(|e| ShrError::new(code, format!("{what}.{key}: reading it threw: {}", message_of(&e))))
 }
 
+/// Rejects an own string key of `obj` that is not in `known`, naming it: a misspelt option
+/// (`timeout` for `timeoutMs`) would otherwise be ignored without a word.
+pub fn only_keys(obj: &JsValue, known: &[&str], code: &'static str, what: &str) -> Result<(), ShrError> {
+    let keys = js_sys::Reflect::own_keys(obj)
+        .map_err(|e| ShrError::new(code, format!("{what}: listing its keys threw: {}", message_of(&e))))?;
+    // Symbol keys are not options: a host may tag its objects with them.
+    match keys.iter().filter_map(|k| k.as_string()).find(|k| !known.contains(&k.as_str())) {
+        Some(key) => {
+            Err(ShrError::new(code, format!("{what}.{key}: unknown option (known: {})", known.join(", "))))
+        }
+        None => Ok(()),
+    }
+}
+
 /// An optional function field: `undefined`/`null` -> `None`; anything else but a function is an
 /// error naming the field.
 pub fn opt_fn(

@@ -28,7 +28,7 @@ use shr_core::{Action, Category, Decision, Monitors, Outcome, ToolFailure, ToolR
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{from_js, get, is_nullish, opt_fn, stringify, to_js};
+use crate::convert::{from_js, get, is_nullish, only_keys, opt_fn, stringify, to_js};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, read_clock, task_error, Inner};
 
@@ -68,6 +68,12 @@ impl RunOptions {
                 "options must be an object {tools, escalate?, onEvent?, timeoutMs?, clock?, sleep?}",
             ));
         }
+        only_keys(
+            options,
+            &["tools", "escalate", "onEvent", "timeoutMs", "clock", "sleep"],
+            "bad_options",
+            "options",
+        )?;
         let tools = get(options, "tools", "bad_options", "options")?;
         if !tools.is_object() {
             return Err(ShrError::new(

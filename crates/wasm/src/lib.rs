@@ -28,7 +28,7 @@ use shr_core::health::{BreakerState, Factors, WeightMemo};
 use shr_core::{HealthBook, Monitors, NodeIx, SessionConfig, Task, ToolGraph, ToolResult};
 use wasm_bindgen::prelude::*;
 
-use convert::{from_js, get, is_nullish, millis, opt_fn, stringify, to_js};
+use convert::{from_js, get, is_nullish, millis, only_keys, opt_fn, stringify, to_js};
 use error::ShrError;
 
 /// What a router holds: the graph, the health every run and report feeds, the session limits
@@ -245,12 +245,14 @@ impl Router {
             if !options.is_object() {
                 return Err(ShrError::new("bad_options", "options must be an object"));
             }
+            only_keys(options, &["config", "clock"], "bad_options", "options")?;
             let c = get(options, "config", "bad_options", "options")?;
             let config = if is_nullish(&c) {
                 SessionConfig::default()
             } else {
                 from_js::<SessionConfig>(&c, "options.config", "bad_options")?
             };
+            config.check().map_err(|m| ShrError::new("bad_options", format!("options.config.{m}")))?;
             (config, opt_fn(options, "clock", "bad_options", "options")?)
         };
         let health = HealthBook::new(&graph, config.breaker);

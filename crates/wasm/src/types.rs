@@ -84,7 +84,10 @@ export interface BreakerConfig {
   half_open_factor?: number;
 }
 
-/** Session limits (defaults: 64 tool calls, 4 escalations, 4 visits per tool). */
+/**
+ * Session limits (defaults: 64 tool calls, 4 escalations, 4 visits per tool). An unknown field
+ * (`toolBudget` for `tool_budget`) or a breaker setting out of range throws `bad_options` naming it.
+ */
 export interface SessionConfig {
   tool_budget?: number;
   escalation_budget?: number;
@@ -92,13 +95,17 @@ export interface SessionConfig {
   breaker?: BreakerConfig;
 }
 
+/** Any other key throws `bad_options` naming it. */
 export interface RouterOptions {
   config?: SessionConfig;
   /** Milliseconds; default Date.now. Used by markDown/markUp/record/health/route and runs. */
   clock?: () => number;
 }
 
-/** A task: where to go (the graph's start and goal when omitted) and what monitors read. */
+/**
+ * A task: where to go (the graph's start and goal when omitted) and what monitors read. Any other
+ * field throws `bad_task` naming it (a misspelt goal would otherwise route to the graph's own).
+ */
 export interface Task {
   goal?: string;
   start?: string;
@@ -235,6 +242,7 @@ export interface ToolFailureReturn {
  */
 export type ToolFn = (input: ToolInput) => unknown | Promise<unknown>;
 
+/** Any other key rejects with `bad_options` naming it. */
 export interface RunOptions {
   /** One function per tool id the run may call. A missing one is a service failure. */
   tools: Record<string, ToolFn>;

@@ -7,13 +7,15 @@
 //! availability factor comes back to 1 gradually over several successes.
 
 use alloc::collections::VecDeque;
+use alloc::format;
+use alloc::string::String;
 use serde::{Deserialize, Serialize};
 
 use crate::Millis;
 
 /// Breaker thresholds. The defaults follow common resilience-library settings.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct BreakerConfig {
     /// Failure rate (0..1) over the window that opens the breaker.
     pub failure_rate: f64,
@@ -49,6 +51,29 @@ impl Default for BreakerConfig {
             recovery_successes: 3,
             half_open_factor: 8.0,
         }
+    }
+}
+
+impl BreakerConfig {
+    /// The first setting that would make the breaker misbehave, named with why: a failure rate
+    /// outside 0..=1 (NaN never opens it), a half-open factor below 1 (a probing tool cheaper
+    /// than a healthy one; negative reads as unusable) or no probe (HALF_OPEN forever).
+    pub fn check(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.failure_rate) {
+            return Err(format!("failure_rate must be a number in 0..=1, got {}", self.failure_rate));
+        }
+        if !(self.half_open_factor.is_finite() && self.half_open_factor >= 1.0) {
+            return Err(format!(
+                "half_open_factor must be a finite number >= 1, got {}",
+                self.half_open_factor
+            ));
+        }
+        if self.half_open_probes == 0 {
+            return Err(
+                "half_open_probes must be at least 1: with none a HALF_OPEN tool never recovers".into()
+            );
+        }
+        Ok(())
     }
 }
 
