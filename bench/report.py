@@ -178,24 +178,26 @@ w("### Ratios: peer time / SHR time (above 1 = SHR faster)")
 w("")
 peers = ["petgraph", "ngraph", "graphology", "python-seed001"]
 w("| graph | " + " | ".join(f"{HEADS[p]} / native" for p in peers) + " | "
-  + " | ".join(f"{HEADS[p]} / wasm" for p in ["ngraph", "graphology"])
+  + " | ".join(f"{HEADS[p]} / wasm (paired rounds)" for p in ["ngraph", "graphology"])
   + " | wasm / native, live weights (paired rounds) | wasm / native (paired rounds) |")
 w("| --- | " + " | ".join("---:" for _ in range(len(peers) + 4)) + " |")
 for g in index:
     n = g["name"]
     cells = [fmt_ratio(ratio(n, p, "shr-core")) for p in peers]
-    cells += [fmt_ratio(ratio(n, p, "shr-wasm")) for p in ["ngraph", "graphology"]]
+    cells += [fmt_ratio(paired_ratio(n, p, "shr-wasm")) for p in ["ngraph", "graphology"]]
     cells.append(fmt_ratio(paired_ratio(n, "shr-wasm", "shr-core-live")))
     cells.append(fmt_ratio(paired_ratio(n, "shr-wasm", "shr-core")))
     w(f"| {n} | " + " | ".join(cells) + " |")
 w("")
-w("Every ratio compares two columns of one process (criterion, or Node), measured seconds apart, "
-  "except shr-wasm against native: those two run in different processes, so `scripts/bench` also "
-  f"runs them in {len(pair)} short rounds, alternately (order swapped each round), and takes the ratio "
-  "within each round; the table gives the median over the rounds. The Node rounds time ngraph.path "
-  "and graphology too, and the targets of shr-wasm against them read the median of those rounds' "
-  "ratios: seconds apart in one process are still enough for a slow spell of this shared machine "
-  "to land on one library's cell.")
+w("The ratios to native divide two cells of the table above: petgraph's from the same criterion "
+  "run, seconds apart; the JS peers' and python's from other processes, where the gaps dwarf this "
+  "machine's drift. Every ratio of shr-wasm is instead the median of paired rounds: `scripts/bench` runs "
+  f"shr-wasm against native (two processes) in {len(pair)} short rounds, alternately (order swapped "
+  "each round), and the Node side of each round times ngraph.path and graphology too; each round "
+  "gives its own ratio, and the table the median over the rounds (each round's figure is in the "
+  "tables below). So these columns need not equal one time of the table above divided by another: "
+  "seconds apart in one process are enough for a slow spell of this shared machine to land on one "
+  "library's cell, and a round's ratio keeps both sides in the same spell.")
 w("")
 w("### shr-wasm against native, paired rounds")
 w("")
