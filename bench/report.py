@@ -75,6 +75,11 @@ def paired_ratio(graph, slow, fast):
     return median(paired(graph, slow, fast))
 
 
+def each_round(graph, slow, fast):
+    """The ratio of every paired round, for a table cell."""
+    return ", ".join(f"{x:.2f}x" for x in paired(graph, slow, fast)) or "—"
+
+
 def paired_time(graph, col):
     """The median over the paired rounds of one column's time."""
     return median([t[(graph, col)] for t in pair.values() if (graph, col) in t])
@@ -189,15 +194,13 @@ for g in index:
     cells.append(fmt_ratio(paired_ratio(n, "shr-wasm", "shr-core")))
     w(f"| {n} | " + " | ".join(cells) + " |")
 w("")
-w("The ratios to native divide two cells of the table above: petgraph's from the same criterion "
-  "run, seconds apart; the JS peers' and python's from other processes, where the gaps dwarf this "
-  "machine's drift. Every ratio of shr-wasm is instead the median of paired rounds: `scripts/bench` runs "
-  f"shr-wasm against native (two processes) in {len(pair)} short rounds, alternately (order swapped "
-  "each round), and the Node side of each round times ngraph.path and graphology too; each round "
-  "gives its own ratio, and the table the median over the rounds (each round's figure is in the "
-  "tables below). So these columns need not equal one time of the table above divided by another: "
-  "seconds apart in one process are enough for a slow spell of this shared machine to land on one "
-  "library's cell, and a round's ratio keeps both sides in the same spell.")
+w("The ratios to native divide two cells of the table above (petgraph's from the same criterion "
+  "run; the JS peers' and python's from other processes, where the gaps dwarf this machine's "
+  "drift). Every ratio of shr-wasm is the median of paired rounds instead: `scripts/bench` runs "
+  f"native and the Node side (shr-wasm, ngraph.path, graphology) in {len(pair)} short rounds, "
+  "alternately (order swapped each round), and takes each ratio within a round, so that a slow "
+  "spell of this shared machine falls on both sides of it. Those columns need not equal a quotient "
+  "of the table above; each round's figure is in the tables below.")
 w("")
 w("### shr-wasm against native, paired rounds")
 w("")
@@ -206,7 +209,7 @@ w("| graph | native, live weights (median of rounds) | shr-wasm from JS (median 
 w("| --- | ---: | ---: | --- | ---: | ---: |")
 for g in index:
     n = g["name"]
-    each = ", ".join(f"{x:.2f}x" for x in paired(n, "shr-wasm", "shr-core-live")) or "—"
+    each = each_round(n, "shr-wasm", "shr-core-live")
     w(f"| {n} | {fmt_ns(paired_time(n, 'shr-core-live'))} | {fmt_ns(paired_time(n, 'shr-wasm'))} | {each} | {fmt_ratio(paired_ratio(n, 'shr-wasm', 'shr-core-live'))} "
       f"| {fmt_ratio(paired_ratio(n, 'shr-wasm', 'shr-core'))} |")
 w("")
@@ -220,7 +223,7 @@ for g in index:
     n = g["name"]
     cells = []
     for p in js_peers:
-        cells.append(", ".join(f"{x:.2f}x" for x in paired(n, p, "shr-wasm")) or "—")
+        cells.append(each_round(n, p, "shr-wasm"))
         cells.append(fmt_ratio(paired_ratio(n, p, "shr-wasm")))
     w(f"| {n} | " + " | ".join(cells) + " |")
 w("")
