@@ -111,6 +111,47 @@ test('route: a start or goal that is not a node id is named, and odd ids route l
   await expectCode(() => odd.route('hasOwnProperty'), 'unknown_node', assert);
 });
 
+test('route: errors the clock or now raise are thrown, and the next route is unaffected', async () => {
+  // These reach Rust with well-formed ids (the JS half's numeric call), so Rust keeps the error.
+  const r = Router.fromJson(refundGraph());
+  for (const now of [-1, NaN, Infinity]) {
+    const e = await expectCode(() => r.route('start', 'done', now), 'bad_clock', assert);
+    assert.match(e.message, /now must be a finite number of milliseconds >= 0/);
+  }
+  assert.deepEqual(r.route('start', 'done', 7).path, ['start', 'crm', 'stripe', 'email', 'done']);
+  // A now that is not a number is converted as before (wasm-bindgen's f64 argument).
+  assert.equal(r.route(null, null, '7').cost, 3);
+  let ticks = 0;
+  const flaky = Router.fromJson(refundGraph(), {
+    clock: () => {
+      ticks++;
+      if (ticks === 1) throw new Error('clock down');
+      return ticks === 2 ? 'noon' : 1000;
+    },
+  });
+  assert.match((await expectCode(() => flaky.route(), 'bad_clock', assert)).message, /clock\(\) threw: clock down/);
+  assert.match((await expectCode(() => flaky.route(), 'bad_clock', assert)).message, /clock\(\) must return a number/);
+  assert.equal(flaky.route().cost, 3);
+  assert.equal(ticks, 3, 'one clock read per route');
+});
+
+test('route: each router answers for its own graph, however calls interleave', () => {
+  const cheap = refundGraph();
+  const dear = refundGraph();
+  for (const e of dear.edges) if (e.to === 'stripe') e.cost = 50;
+  const a = Router.fromJson(cheap);
+  const b = Router.fromJson(dear);
+  const other = Router.fromJson({ nodes: [{ id: 'x', tool: false }, { id: 'y' }], edges: [{ from: 'x', to: 'y', cost: 2 }], start: 'x', goal: 'y' });
+  for (let i = 0; i < 3; i++) {
+    assert.equal(a.route().path[2], 'stripe');
+    // The JS half (ids looked up in JS, one numeric call) ran: it keeps its ids on the router.
+    assert.equal(Object.getOwnPropertySymbols(a).length, 1);
+    assert.equal(b.route().path[2], 'razorpay');
+    assert.deepEqual(other.route(), { path: ['x', 'y'], edges: [['x', 'y']], cost: 2 });
+    assert.equal(a.route('razorpay').path.join(), 'razorpay,email,done');
+  }
+});
+
 test('route reads its plan correctly after wasm memory grows', () => {
   const r = Router.fromJson(refundGraph());
   const before = r.route();

@@ -6,7 +6,9 @@
 //!
 //! - [`Router`]: a validated tool graph with live health. `route`, `markDown`, `markUp`,
 //!   `record`, `health`, and `run(task, {tools, escalate, onEvent, timeoutMs, clock, sleep})`,
-//!   which drives a core session with async JS tool functions (see [`driver`]).
+//!   which drives a core session with async JS tool functions (see [`driver`]). `route` has a JS
+//!   half, put on `Router.prototype` by the first router built, so that a route crosses the
+//!   boundary once with numbers only.
 //! - [`Session`]: the core's sans-IO session as is (`next`, `report`, `resolveEscalation`), for
 //!   hosts that drive it themselves.
 //!
@@ -50,7 +52,7 @@ pub(crate) struct Inner {
     pub routing: Routing,
 }
 
-/// Reused state of [`Router::route`].
+/// Reused state of `route`.
 #[derive(Default)]
 pub(crate) struct Routing {
     search: Dijkstra,
@@ -59,55 +61,118 @@ pub(crate) struct Routing {
     memo: WeightMemo,
     /// The plan as node indices, then `from, to` per edge: read by [`route_object`] in place.
     out: Vec<u32>,
+    /// Where `out` sits (its word address), its node count and length: a fixed place the JS
+    /// half reads after each route, since `out` moves when it grows.
+    header: Box<[u32; 3]>,
     /// The JS half of routing, made on the first route.
     js: Option<RouteJs>,
+    /// Why the last `__routeIx` returned [`ROUTE_ERROR`], for the JS half to throw.
+    error: Option<ShrError>,
 }
+
+/// `__routeIx`'s answer when no healthy route exists.
+const NO_ROUTE: f64 = -1.0;
+/// `__routeIx`'s answer when it failed; `__routeError` says why.
+const ROUTE_ERROR: f64 = -2.0;
+/// A node index from JS meaning "the graph's own start (or goal)".
+const DEFAULT_NODE: i32 = -1;
 
 /// What `route` keeps on the JS side: node ids cross the boundary once, not on every call.
 struct RouteJs {
-    /// Every node id as a JS string, in index order.
-    ids: JsValue,
-    /// A `Map` from node id to index.
-    index: JsValue,
-    /// The module's memory, which [`route_object`] reads the plan from.
-    memory: JsValue,
+    /// `{ids, index, header}`: every node id as a JS string in index order, a `Map` from id to
+    /// index, and the word address of [`Routing::header`].
+    state: JsValue,
 }
 
-// A route from JS costs little more than its search: the ids are looked up in a JS `Map` (no
-// string is copied into wasm), and one call builds the result from the plan's indices, read in
-// place through a view of memory kept until memory grows. Building it from Rust costs a boundary
-// crossing per array slot, more than the search on small graphs.
+// `route` is called on every request of an agent, and on a small graph the boundary costs more
+// than the search. So the JS half does all it can: `Router.prototype.route` is replaced (once, by
+// `install_route`) with a function that looks the ids up in a JS `Map`, makes one call with
+// numbers only (`__routeIx`: no strings, no `Result`, which wasm-bindgen returns through the
+// externref table and an array) and builds the result from the plan's indices, read in place
+// through a view of memory. Anything unusual (an unknown id, a `now` that is not a number) goes
+// to the Rust `route`, which words the error; an error found in Rust (the clock) is kept for
+// `__routeError`.
 #[wasm_bindgen(inline_js = r#"
+const STATE = Symbol('shr.route');
+let memory = null;
 let view = null;
-export function index_of_ids(ids) {
-  return new Map(ids.map((id, i) => [id, i]));
+function words() {
+  // Growing memory detaches the old buffer, and a view of a detached buffer has length 0.
+  if (view === null || view.length === 0) view = new Uint32Array(memory.buffer);
+  return view;
 }
-export function node_index(index, id) {
+export function route_state(ids, header, mem) {
+  memory = mem;
+  return { ids, index: new Map(ids.map((id, i) => [id, i])), header };
+}
+export function node_index(state, id) {
   if (id === undefined || id === null) return -2;
-  const i = index.get(id);
+  const i = state.index.get(id);
   return i === undefined ? -1 : i;
 }
-export function route_object(ids, memory, at, nodes, len, cost) {
-  // Growing memory detaches the old buffer, and a view of a detached buffer has length 0.
-  if (view === null || at + len > view.length) view = new Uint32Array(memory.buffer);
+export function route_object(state, cost) {
+  const v = words(), h = state.header, ids = state.ids;
+  const at = v[h], nodes = v[h + 1], end = at + v[h + 2];
   const path = new Array(nodes);
-  for (let i = 0; i < nodes; i++) path[i] = ids[view[at + i]];
-  const edges = new Array((len - nodes) >> 1);
-  for (let j = 0, k = at + nodes, end = at + len; k < end; j++, k += 2) edges[j] = [ids[view[k]], ids[view[k + 1]]];
+  for (let i = 0; i < nodes; i++) path[i] = ids[v[at + i]];
+  const edges = new Array((end - at - nodes) >> 1);
+  for (let j = 0, k = at + nodes; k < end; j++, k += 2) edges[j] = [ids[v[k]], ids[v[k + 1]]];
   return { path, edges, cost };
+}
+export function install_route(witness) {
+  const proto = Object.getPrototypeOf(witness);
+  const checked = proto.route;
+  proto.route = function route(start, goal, now) {
+    let state = this[STATE];
+    if (state === undefined) {
+      state = this.__routeState();
+      Object.defineProperty(this, STATE, { value: state });
+    }
+    const from = start === undefined || start === null ? -1 : state.index.get(start);
+    const to = goal === undefined || goal === null ? -1 : state.index.get(goal);
+    const clock = now === undefined || now === null;
+    if (from === undefined || to === undefined || !(clock || typeof now === 'number')) {
+      return checked.call(this, start, goal, now);
+    }
+    const cost = this.__routeIx(from, to, !clock, clock ? 0 : now);
+    if (cost >= 0) return route_object(state, cost);
+    if (cost === -1) return null;
+    throw this.__routeError();
+  };
+  witness.free();
 }
 "#)]
 extern "C" {
-    fn index_of_ids(ids: &JsValue) -> JsValue;
-    fn node_index(index: &JsValue, id: &JsValue) -> i32;
-    fn route_object(ids: &JsValue, memory: &JsValue, at: u32, nodes: u32, len: u32, cost: f64) -> JsValue;
+    fn route_state(ids: &JsValue, header: u32, memory: &JsValue) -> JsValue;
+    fn node_index(state: &JsValue, id: &JsValue) -> i32;
+    fn route_object(state: &JsValue, cost: f64) -> JsValue;
+    fn install_route(witness: JsValue);
+}
+
+thread_local! {
+    static ROUTE_INSTALLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Puts the JS half of `route` on `Router.prototype`, once. The prototype is reachable only
+/// through an instance, so a router on a one-node graph is made to show it, then freed.
+fn install_fast_route() {
+    if ROUTE_INSTALLED.with(|done| done.replace(true)) {
+        return;
+    }
+    let Ok(graph) =
+        ToolGraph::from_json(r#"{"start":"s","goal":"s","nodes":[{"id":"s","tool":false}],"edges":[]}"#)
+    else {
+        // Then `route` stays the Rust one: slower, never wrong.
+        return;
+    };
+    install_route(Router::with_graph(graph, SessionConfig::default(), None).into());
 }
 
 impl RouteJs {
     /// The index of the node `id` names (`default` when nullish), or `unknown_node` naming it.
     fn node(&self, id: &JsValue, default: NodeIx, field: &str) -> Result<NodeIx, ShrError> {
         // -2: nullish, -1: not a node id (both told apart in JS, one crossing per id).
-        let ix = node_index(&self.index, id);
+        let ix = node_index(&self.state, id);
         if let Ok(ix) = usize::try_from(ix) {
             return Ok(ix);
         }
@@ -122,10 +187,9 @@ impl RouteJs {
         })
     }
 
-    /// The JS half kept in `slot`, made on first use. A function of the slot alone, so that a
-    /// route can hold it while it uses the rest of [`Routing`].
-    fn cached<'a>(slot: &'a mut Option<RouteJs>, graph: &ToolGraph) -> Result<&'a RouteJs, ShrError> {
-        let js = match slot.take() {
+    /// The JS half kept in `routing`, made on first use.
+    fn cached<'a>(routing: &'a mut Routing, graph: &ToolGraph) -> Result<&'a RouteJs, ShrError> {
+        let js = match routing.js.take() {
             Some(js) => js,
             // One JSON text parsed by the engine: far cheaper than a string per id across the
             // boundary on a large graph.
@@ -135,10 +199,41 @@ impl RouteJs {
                     serde_json::to_string(&ids).map_err(|e| ShrError::new("internal", e.to_string()))?;
                 let ids = js_sys::JSON::parse(&text)
                     .map_err(|_| ShrError::new("internal", "node ids are not JSON"))?;
-                RouteJs { index: index_of_ids(&ids), ids, memory: wasm_bindgen::memory() }
+                // wasm32 addresses are u32; the JS half reads the header as u32 words.
+                let header = (routing.header.as_ptr() as usize / core::mem::size_of::<u32>()) as u32;
+                RouteJs { state: route_state(&ids, header, &wasm_bindgen::memory()) }
             }
         };
-        Ok(slot.insert(js))
+        Ok(routing.js.insert(js))
+    }
+}
+
+impl Routing {
+    /// The cheapest route over live weights, from `from` to `to`, into `out` and `header`;
+    /// its cost, or `None` when no healthy route exists.
+    fn route(
+        &mut self,
+        graph: &ToolGraph,
+        health: &mut HealthBook,
+        from: NodeIx,
+        to: NodeIx,
+        now: u64,
+    ) -> Option<f64> {
+        self.memo.refresh(graph, health, now);
+        let weights = self.memo.weights(graph, health, now);
+        if !self.search.route_into(graph, &[from], to, &weights, &mut (), &mut self.plan) {
+            return None;
+        }
+        let plan = &self.plan;
+        self.out.clear();
+        self.out.extend(plan.nodes.iter().map(|&v| v as u32));
+        for &e in &plan.edges {
+            let edge = graph.edge(e);
+            self.out.extend([edge.from as u32, edge.to as u32]);
+        }
+        let at = self.out.as_ptr() as usize / core::mem::size_of::<u32>();
+        *self.header = [at as u32, plan.nodes.len() as u32, self.out.len() as u32];
+        Some(plan.cost)
     }
 }
 
@@ -255,6 +350,11 @@ impl Router {
             config.check().map_err(|m| ShrError::new("bad_options", format!("options.config.{m}")))?;
             (config, opt_fn(options, "clock", "bad_options", "options")?)
         };
+        install_fast_route();
+        Ok(Router::with_graph(graph, config, clock))
+    }
+
+    fn with_graph(graph: ToolGraph, config: SessionConfig, clock: Option<Function>) -> Router {
         let health = HealthBook::new(&graph, config.breaker);
         let inner = Inner {
             graph,
@@ -265,7 +365,7 @@ impl Router {
             host_changes: Vec::new(),
             routing: Routing::default(),
         };
-        Ok(Router { inner: Rc::new(RefCell::new(inner)) })
+        Router { inner: Rc::new(RefCell::new(inner)) }
     }
 
     fn now(&self, at: Option<f64>) -> Result<u64, ShrError> {
@@ -290,6 +390,24 @@ impl Router {
                 .with("tool", JsValue::from_str(id)));
         }
         Ok(v)
+    }
+
+    /// `route` on node indices from the JS half: -1 is the graph's own start or goal.
+    fn route_by_index(&self, from: i32, to: i32, now: Option<f64>) -> Result<Option<f64>, ShrError> {
+        let now = self.now(now)?;
+        self.advance(now);
+        let mut inner = self.inner.borrow_mut();
+        let Inner { graph, health, routing, .. } = &mut *inner;
+        // The JS half passes indices it looked up; anything else is a caller of the hidden export.
+        let node = |ix: i32, default: NodeIx| match ix {
+            DEFAULT_NODE => Ok(default),
+            _ => usize::try_from(ix)
+                .ok()
+                .filter(|&v| v < graph.node_count())
+                .ok_or_else(|| ShrError::new("unknown_node", format!("no node has index {ix}"))),
+        };
+        let (from, to) = (node(from, graph.start())?, node(to, graph.goal())?);
+        Ok(routing.route(graph, health, from, to, now))
     }
 
     /// Lets time pass for every breaker: an OPEN one whose cooldown is over is HALF_OPEN now.
@@ -374,25 +492,43 @@ impl Router {
         self.advance(now);
         let mut inner = self.inner.borrow_mut();
         let Inner { graph, health, routing, .. } = &mut *inner;
-        let js = RouteJs::cached(&mut routing.js, graph)?;
+        let js = RouteJs::cached(routing, graph)?;
         let from = js.node(start, graph.start(), "start")?;
         let to = js.node(goal, graph.goal(), "goal")?;
-        routing.memo.refresh(graph, health, now);
-        let weights = routing.memo.weights(graph, health, now);
-        if !routing.search.route_into(graph, &[from], to, &weights, &mut (), &mut routing.plan) {
-            return Ok(JsValue::NULL);
+        let state = js.state.clone();
+        Ok(match routing.route(graph, health, from, to, now) {
+            Some(cost) => route_object(&state, cost),
+            None => JsValue::NULL,
+        })
+    }
+
+    /// The JS half of `route` (see `install_route`): node indices (-1: the graph's own) and the
+    /// clock value when `has_now`; the route's cost, -1 when none is healthy, -2 on an error.
+    #[wasm_bindgen(js_name = __routeIx, skip_typescript)]
+    pub fn route_ix(&self, from: i32, to: i32, has_now: bool, now: f64) -> f64 {
+        match self.route_by_index(from, to, has_now.then_some(now)) {
+            Ok(Some(cost)) => cost,
+            Ok(None) => NO_ROUTE,
+            Err(e) => {
+                self.inner.borrow_mut().routing.error = Some(e);
+                ROUTE_ERROR
+            }
         }
-        let plan = &routing.plan;
-        routing.out.clear();
-        routing.out.extend(plan.nodes.iter().map(|&v| v as u32));
-        for &e in &plan.edges {
-            let edge = graph.edge(e);
-            routing.out.extend([edge.from as u32, edge.to as u32]);
-        }
-        // wasm32 addresses are u32; `route_object` reads the plan as u32 words from there.
-        let at = routing.out.as_ptr() as usize / core::mem::size_of::<u32>();
-        let (nodes, len) = (plan.nodes.len() as u32, routing.out.len() as u32);
-        Ok(route_object(&js.ids, &js.memory, at as u32, nodes, len, plan.cost))
+    }
+
+    /// Why the last `__routeIx` returned -2.
+    #[wasm_bindgen(js_name = __routeError, skip_typescript)]
+    pub fn route_error(&self) -> JsValue {
+        let error = self.inner.borrow_mut().routing.error.take();
+        error.unwrap_or_else(|| ShrError::new("internal", "no route error to report")).into()
+    }
+
+    /// `{ids, index, header}` for the JS half of `route`.
+    #[wasm_bindgen(js_name = __routeState, skip_typescript)]
+    pub fn route_state(&self) -> Result<JsValue, JsValue> {
+        let mut inner = self.inner.borrow_mut();
+        let Inner { graph, routing, .. } = &mut *inner;
+        Ok(RouteJs::cached(routing, graph)?.state.clone())
     }
 
     /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a

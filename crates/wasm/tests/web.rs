@@ -102,6 +102,40 @@ fn route_takes_the_cheapest_healthy_path() {
         .is_null());
 }
 
+/// `router.route(...)` called as a page calls it: the JS half on `Router.prototype`, which
+/// looks ids up in JS and reads the plan from memory, falling back to the Rust `route` to word
+/// an error.
+#[wasm_bindgen_test]
+fn route_called_from_js_takes_the_js_half() {
+    let router = JsValue::from(refund_router());
+    let call = |name: &str, args: &[JsValue]| {
+        let f: Function = field(&router, name).dyn_into().expect("a method");
+        f.apply(&router, &args.iter().collect::<Array>())
+    };
+    let route = call("route", &[JsValue::NULL, JsValue::NULL, JsValue::from(0.0)]).expect("routes");
+    assert_eq!(path_of(&route), r#"["start","crm","stripe","email","done"]"#);
+    // The JS half keeps its ids on the router under a symbol; the Rust `route` keeps none.
+    assert_eq!(
+        Object::get_own_property_symbols(router.unchecked_ref::<Object>()).length(),
+        1,
+        "the JS half ran"
+    );
+    assert_eq!(
+        text(&field(&route, "edges")),
+        r#"[["start","crm"],["crm","stripe"],["stripe","email"],["email","done"]]"#
+    );
+    call("markDown", &[JsValue::from_str("stripe"), JsValue::from(1.0)]).expect("stripe is a tool");
+    let route =
+        call("route", &[JsValue::from_str("crm"), JsValue::UNDEFINED, JsValue::from(1.0)]).expect("routes");
+    assert_eq!(path_of(&route), r#"["crm","razorpay","email","done"]"#);
+    assert_eq!(field(&route, "cost").as_f64(), Some(3.0));
+    let err = call("route", &[JsValue::from_str("mars")]).expect_err("an unknown start throws");
+    assert_eq!(field(&err, "code").as_string().as_deref(), Some("unknown_node"));
+    let err = call("route", &[JsValue::NULL, JsValue::NULL, JsValue::from(-1.0)])
+        .expect_err("a negative now throws");
+    assert_eq!(field(&err, "code").as_string().as_deref(), Some("bad_clock"));
+}
+
 #[wasm_bindgen_test]
 fn mark_down_reroutes_and_mark_up_restores() {
     let r = refund_router();
