@@ -404,8 +404,9 @@ w("- **shr-core native, live weights**: the same call over live health weights (
 w("- **shr-core native, one-sided**: the same call with an observer that asks for the steps, which "
   "keeps it on the one-directional Dijkstra (what the visualizer replays and cyclic workflows use).")
 w("- **shr-wasm from JS**: `Router.fromJson(graph)` once, then `router.route(start, goal)` per call, from Node "
-  "(`bench/peers.mjs`); the JS-to-wasm boundary, the clock read (`Date.now()`), the live health weights "
-  "and the result object `{path, edges, cost}` of id strings are inside the timing. The package is built "
+  "(`bench/peers.mjs`); the JS half of `route` (ids looked up in a JS `Map`), the JS-to-wasm boundary, "
+  "the clock read (`Date.now()`, inside wasm), the live health weights and the result object "
+  "`{path, edges, cost}` of id strings are inside the timing. The package is built "
   "by `scripts/build-wasm-pkg` (profile `wasm-pkg`: shr-core and shr-wasm at `opt-level = 3`, "
   "`wasm-opt -O3`).")
 w("- **petgraph astar**: `petgraph::algo::astar` with a zero heuristic on `ToolGraph::to_petgraph()`, "
