@@ -296,16 +296,16 @@ test('an escalate callback that throws, rejects or answers nonsense rejects the 
 
 test('route\'s internal exports refuse what the JS half would never pass, without trapping', async () => {
   const r = Router.fromJson(refundGraph());
-  for (const [from, to] of [[1e6, 0], [0, -7], [0, 2 ** 31 - 1]]) {
+  for (const [from, to] of [[1e6, 0], [0, -7], [-1, 0], [0, 2 ** 31 - 1]]) {
     assert.equal(r.__routeIx(from, to, false, 0), -2);
     const e = r.__routeError();
     assert.equal(e.code, 'unknown_node');
     assert.match(e.message, /no node has index/);
   }
-  assert.equal(r.__routeIx(-1, -1, true, -5), -2);
+  assert.equal(r.__routeIx(-2, -2, true, -5), -2);
   assert.equal(r.__routeError().code, 'bad_clock');
   assert.equal(r.__routeError().code, 'internal', 'an error is thrown once');
-  assert.equal(r.__routeIx(-1, -1, true, 0), 3);
+  assert.equal(r.__routeIx(-2, -2, true, 0), 3);
   // A freed router throws (wasm-bindgen's null-pointer check) instead of reading freed memory.
   const gone = Router.fromJson(refundGraph());
   gone.route();

@@ -74,8 +74,8 @@ pub(crate) struct Routing {
 const NO_ROUTE: f64 = -1.0;
 /// `__routeIx`'s answer when it failed; `__routeError` says why.
 const ROUTE_ERROR: f64 = -2.0;
-/// A node index from JS meaning "the graph's own start (or goal)".
-const DEFAULT_NODE: i32 = -1;
+/// `node_index`'s answer for a nullish id: the graph's own start (or goal).
+const DEFAULT_NODE: i32 = -2;
 
 /// What `route` keeps on the JS side: node ids cross the boundary once, not on every call.
 struct RouteJs {
@@ -106,9 +106,8 @@ export function route_state(ids, header, mem) {
   return { ids, index: new Map(ids.map((id, i) => [id, i])), header };
 }
 export function node_index(state, id) {
-  if (id === undefined || id === null) return -2;
-  const i = state.index.get(id);
-  return i === undefined ? -1 : i;
+  // -2: nullish (the graph's own), -1: not a node id.
+  return id === undefined || id === null ? -2 : (state.index.get(id) ?? -1);
 }
 export function route_object(state, cost) {
   const v = words(), h = state.header, ids = state.ids;
@@ -128,10 +127,10 @@ export function install_route(witness) {
       state = this.__routeState();
       Object.defineProperty(this, STATE, { value: state });
     }
-    const from = start === undefined || start === null ? -1 : state.index.get(start);
-    const to = goal === undefined || goal === null ? -1 : state.index.get(goal);
+    const from = node_index(state, start);
+    const to = node_index(state, goal);
     const clock = now === undefined || now === null;
-    if (from === undefined || to === undefined || !(clock || typeof now === 'number')) {
+    if (from === -1 || to === -1 || !(clock || typeof now === 'number')) {
       return checked.call(this, start, goal, now);
     }
     const cost = this.__routeIx(from, to, !clock, clock ? 0 : now);
@@ -171,12 +170,12 @@ fn install_fast_route() {
 impl RouteJs {
     /// The index of the node `id` names (`default` when nullish), or `unknown_node` naming it.
     fn node(&self, id: &JsValue, default: NodeIx, field: &str) -> Result<NodeIx, ShrError> {
-        // -2: nullish, -1: not a node id (both told apart in JS, one crossing per id).
+        // DEFAULT_NODE: nullish, -1: not a node id (both told apart in JS, one crossing per id).
         let ix = node_index(&self.state, id);
         if let Ok(ix) = usize::try_from(ix) {
             return Ok(ix);
         }
-        if ix == -2 {
+        if ix == DEFAULT_NODE {
             return Ok(default);
         }
         Err(match id.as_string() {
@@ -392,21 +391,18 @@ impl Router {
         Ok(v)
     }
 
-    /// `route` on node indices from the JS half: -1 is the graph's own start or goal.
-    fn route_by_index(&self, from: i32, to: i32, now: Option<f64>) -> Result<Option<f64>, ShrError> {
+    /// Both halves of `route`: reads the clock, lets time pass, then routes between the nodes
+    /// `ends` picks, into `routing.out`. The route's cost, or `None` when none is healthy.
+    fn route_between(
+        &self,
+        now: Option<f64>,
+        ends: impl FnOnce(&ToolGraph, &mut Routing) -> Result<(NodeIx, NodeIx), ShrError>,
+    ) -> Result<Option<f64>, ShrError> {
         let now = self.now(now)?;
         self.advance(now);
         let mut inner = self.inner.borrow_mut();
         let Inner { graph, health, routing, .. } = &mut *inner;
-        // The JS half passes indices it looked up; anything else is a caller of the hidden export.
-        let node = |ix: i32, default: NodeIx| match ix {
-            DEFAULT_NODE => Ok(default),
-            _ => usize::try_from(ix)
-                .ok()
-                .filter(|&v| v < graph.node_count())
-                .ok_or_else(|| ShrError::new("unknown_node", format!("no node has index {ix}"))),
-        };
-        let (from, to) = (node(from, graph.start())?, node(to, graph.goal())?);
+        let (from, to) = ends(graph, routing)?;
         Ok(routing.route(graph, health, from, to, now))
     }
 
@@ -488,25 +484,33 @@ impl Router {
         #[wasm_bindgen(unchecked_optional_param_type = "string | null")] goal: &JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: Option<f64>,
     ) -> Result<JsValue, JsValue> {
-        let now = self.now(now)?;
-        self.advance(now);
-        let mut inner = self.inner.borrow_mut();
-        let Inner { graph, health, routing, .. } = &mut *inner;
-        let js = RouteJs::cached(routing, graph)?;
-        let from = js.node(start, graph.start(), "start")?;
-        let to = js.node(goal, graph.goal(), "goal")?;
-        let state = js.state.clone();
-        Ok(match routing.route(graph, health, from, to, now) {
-            Some(cost) => route_object(&state, cost),
-            None => JsValue::NULL,
-        })
+        let mut state = JsValue::NULL;
+        let cost = self.route_between(now, |graph, routing| {
+            let js = RouteJs::cached(routing, graph)?;
+            state = js.state.clone();
+            Ok((js.node(start, graph.start(), "start")?, js.node(goal, graph.goal(), "goal")?))
+        })?;
+        Ok(cost.map_or(JsValue::NULL, |cost| route_object(&state, cost)))
     }
 
-    /// The JS half of `route` (see `install_route`): node indices (-1: the graph's own) and the
-    /// clock value when `has_now`; the route's cost, -1 when none is healthy, -2 on an error.
+    /// The JS half of `route` (see `install_route`): node indices as `node_index` gives them
+    /// (-2: the graph's own) and the clock value when `has_now`; the route's cost, -1 when none
+    /// is healthy, -2 on an error.
     #[wasm_bindgen(js_name = __routeIx, skip_typescript)]
     pub fn route_ix(&self, from: i32, to: i32, has_now: bool, now: f64) -> f64 {
-        match self.route_by_index(from, to, has_now.then_some(now)) {
+        let routed = self.route_between(has_now.then_some(now), |graph, _| {
+            // The JS half passes indices it looked up; anything else is a caller of the hidden
+            // export.
+            let node = |ix: i32, default: NodeIx| match ix {
+                DEFAULT_NODE => Ok(default),
+                _ => usize::try_from(ix)
+                    .ok()
+                    .filter(|&v| v < graph.node_count())
+                    .ok_or_else(|| ShrError::new("unknown_node", format!("no node has index {ix}"))),
+            };
+            Ok((node(from, graph.start())?, node(to, graph.goal())?))
+        });
+        match routed {
             Ok(Some(cost)) => cost,
             Ok(None) => NO_ROUTE,
             Err(e) => {
