@@ -167,16 +167,21 @@ fn install_fast_route() {
     install_route(Router::with_graph(graph, SessionConfig::default(), None).into());
 }
 
+/// The node a `node_index` answer picks: `default` for [`DEFAULT_NODE`], else the index when it
+/// is one of the graph's `count` nodes.
+fn picked_node(ix: i32, default: NodeIx, count: usize) -> Option<NodeIx> {
+    if ix == DEFAULT_NODE {
+        return Some(default);
+    }
+    usize::try_from(ix).ok().filter(|&v| v < count)
+}
+
 impl RouteJs {
     /// The index of the node `id` names (`default` when nullish), or `unknown_node` naming it.
-    fn node(&self, id: &JsValue, default: NodeIx, field: &str) -> Result<NodeIx, ShrError> {
-        // DEFAULT_NODE: nullish, -1: not a node id (both told apart in JS, one crossing per id).
-        let ix = node_index(&self.state, id);
-        if let Ok(ix) = usize::try_from(ix) {
-            return Ok(ix);
-        }
-        if ix == DEFAULT_NODE {
-            return Ok(default);
+    fn node(&self, id: &JsValue, default: NodeIx, count: usize, field: &str) -> Result<NodeIx, ShrError> {
+        // One crossing per id: JS tells nullish (DEFAULT_NODE) from unknown (-1).
+        if let Some(v) = picked_node(node_index(&self.state, id), default, count) {
+            return Ok(v);
         }
         Err(match id.as_string() {
             Some(name) => ShrError::new("unknown_node", format!("{field}: unknown node `{name}`"))
@@ -488,7 +493,8 @@ impl Router {
         let cost = self.route_between(now, |graph, routing| {
             let js = RouteJs::cached(routing, graph)?;
             state = js.state.clone();
-            Ok((js.node(start, graph.start(), "start")?, js.node(goal, graph.goal(), "goal")?))
+            let n = graph.node_count();
+            Ok((js.node(start, graph.start(), n, "start")?, js.node(goal, graph.goal(), n, "goal")?))
         })?;
         Ok(cost.map_or(JsValue::NULL, |cost| route_object(&state, cost)))
     }
@@ -501,12 +507,9 @@ impl Router {
         let routed = self.route_between(has_now.then_some(now), |graph, _| {
             // The JS half passes indices it looked up; anything else is a caller of the hidden
             // export.
-            let node = |ix: i32, default: NodeIx| match ix {
-                DEFAULT_NODE => Ok(default),
-                _ => usize::try_from(ix)
-                    .ok()
-                    .filter(|&v| v < graph.node_count())
-                    .ok_or_else(|| ShrError::new("unknown_node", format!("no node has index {ix}"))),
+            let node = |ix: i32, default: NodeIx| {
+                picked_node(ix, default, graph.node_count())
+                    .ok_or_else(|| ShrError::new("unknown_node", format!("no node has index {ix}")))
             };
             Ok((node(from, graph.start())?, node(to, graph.goal())?))
         });
@@ -529,7 +532,7 @@ impl Router {
 
     /// `{ids, index, header}` for the JS half of `route`.
     #[wasm_bindgen(js_name = __routeState, skip_typescript)]
-    pub fn route_state(&self) -> Result<JsValue, JsValue> {
+    pub fn js_route_state(&self) -> Result<JsValue, JsValue> {
         let mut inner = self.inner.borrow_mut();
         let Inner { graph, routing, .. } = &mut *inner;
         Ok(RouteJs::cached(routing, graph)?.state.clone())
