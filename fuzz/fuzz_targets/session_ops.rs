@@ -13,9 +13,10 @@ use std::collections::BTreeSet;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use shr_core::event::{check_observability, to_json_lines, EventKind};
+use shr_core::check_observability;
+use shr_core::event::{to_json_lines, EventKind};
 use shr_core::health::HealthBook;
-use shr_core::session::audit_completion;
+use shr_core::audit_completion;
 use shr_core::{
     Action, BreakerConfig, Category, Decision, Monitors, Session, SessionConfig, Status, Task, ToolFailure,
     ToolGraph, ToolResult,

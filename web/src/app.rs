@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use shr_core::algo::Plan;
-use shr_core::cyclic::{self, CyclicExample};
-use shr_core::perturb::{self, Complexity, Mode};
-use shr_core::scenario::{self, Scenario};
 use shr_core::ToolGraph;
+use shr_eval::cyclic::{self, CyclicExample};
+use shr_eval::perturb::{self, Complexity, Mode};
+use shr_eval::scenario::{self, Scenario};
 
 use crate::graph_view::GraphView;
 use crate::io::ImportExport;
@@ -212,8 +212,8 @@ fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let pack: Vec<Arc<Scenario>> = match scenario::try_pack() {
-        Ok(p) => p.into_iter().map(Arc::new).collect(),
+    let pack: Vec<Arc<Scenario>> = match scenario::pack() {
+        Ok(p) => p.iter().cloned().map(Arc::new).collect(),
         Err(e) => return view! { <p class="error" role="alert">{format!("The scenario pack did not load: {e}")}</p> }.into_any(),
     };
     let Some(first) = pack.first().cloned() else {

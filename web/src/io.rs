@@ -3,8 +3,8 @@
 
 use leptos::html::Textarea;
 use leptos::prelude::*;
-use shr_core::scenario::Scenario;
 use shr_core::ToolGraph;
+use shr_eval::scenario::Scenario;
 
 use crate::app::Page;
 

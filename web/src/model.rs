@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use shr_core::algo::{Dijkstra, Plan, Trace, TraceStep};
-use shr_core::cyclic::{self, CyclicExample};
 use shr_core::event::{Event, EventKind};
 use shr_core::health::BreakerState;
-use shr_core::perturb::{self, FaultProfile, GeneratedTask, Mode};
-use shr_core::scenario::{self, EscalationRecord, Executor, FailureSpec, RunReport, Scenario};
-use shr_core::session::{Outcome, Status};
 use shr_core::{BreakerConfig, HealthBook, NodeIx, ToolGraph};
+use shr_core::{Outcome, Status};
+use shr_eval::cyclic::{self, CyclicExample};
+use shr_eval::perturb::{self, FaultProfile, GeneratedTask, Mode};
+use shr_eval::scenario::{self, EscalationRecord, Executor, FailureSpec, RunReport, Scenario};
 
 /// Where the graph comes from.
 #[derive(Clone)]

@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use shr_core::event::{Event, EventKind};
 use shr_core::monitor::{MonitorKind, Signal, SignalKind};
-use shr_core::scenario::RunReport;
-use shr_core::session::{Decision, Status};
+use shr_core::{Decision, Status};
+use shr_eval::scenario::RunReport;
 
 use crate::app::Page;
 use crate::model::{num, Source};
@@ -343,6 +343,8 @@ fn log_line(e: &EventKind) -> Option<(&'static str, String)> {
         EventKind::Revisited { tool, visit } => ("call", format!("revisit {tool} (visit {visit})")),
         EventKind::Redirected { to, .. } => ("failed", format!("redirected to {to}")),
         EventKind::Finished { status, goal, .. } => ("finished", format!("finished: {status:?} at {goal}")),
+        // An event kind newer than this page: the log names it.
+        other => ("signal", other.name().to_string()),
     })
 }
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use shr_core::scenario::{self, Executor, RunReport, Scenario};
+use shr_eval::scenario::{self, Executor, RunReport, Scenario};
 
 /// The paper's Table 4 (aggregate over the 19 scenarios).
 pub struct PaperTotals {
@@ -37,7 +37,7 @@ pub struct ScenarioRuns {
     pub id: String,
     pub domain: String,
     pub title: String,
-    pub paper: shr_core::scenario::PaperFigures,
+    pub paper: shr_eval::scenario::PaperFigures,
     pub shr: RunReport,
     pub react: RunReport,
     #[serde(rename = "static")]

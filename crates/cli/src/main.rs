@@ -8,9 +8,9 @@ mod perturb;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use shr_core::algo::{Dijkstra, Trace, TraceStep};
-use shr_core::scenario::{self, Domain, Executor, Scenario};
-use shr_core::ToolGraph;
+use shr_core::algo::{Trace, TraceStep};
+use shr_core::{Router, ToolGraph};
+use shr_eval::scenario::{self, Domain, Executor, Scenario};
 
 const USAGE: &str = "\
 usage:
@@ -121,9 +121,9 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
         let runs = args
             .value("--runs")
             .map_or(Ok(200), |v| v.parse::<u32>().map_err(|_| format!("--runs takes a number, not `{v}`")))?;
-        let rows = shr_core::cyclic::bench(&[0.0, 0.25, 0.5], runs.clamp(1, 100_000));
+        let rows = shr_eval::cyclic::bench(&[0.0, 0.25, 0.5], runs.clamp(1, 100_000));
         println!("Cyclic workflows under control-flow fault injection ({runs} seeded runs per cell; seed 004 metrics).\n");
-        print!("{}", shr_core::cyclic::render(&rows));
+        print!("{}", shr_eval::cyclic::render(&rows));
         if let Some(path) = args.value("--json") {
             let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
             std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
@@ -132,7 +132,7 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
     }
     let pack = match args.value("--scenarios") {
         Some(dir) => load_dir(Path::new(dir))?,
-        None => scenario::try_pack().map_err(|e| e.to_string())?,
+        None => scenario::pack().map_err(|e| e.to_string())?.to_vec(),
     };
     if let Some(id) = args.value("--events") {
         let s = pack
@@ -169,22 +169,19 @@ fn cmd_route(args: &[String]) -> Result<(), String> {
         eprintln!("warning: {w}");
     }
     let lookup = |id: &str| graph.index(id).ok_or_else(|| format!("unknown node `{id}`"));
-    let mut down = vec![false; graph.node_count()];
+    let mut down = Vec::new();
     for id in args.value("--down").unwrap_or("").split(',').filter(|s| !s.is_empty()) {
-        down[lookup(id)?] = true;
+        down.push(lookup(id)?);
     }
     let from = args.value("--from").map(lookup).transpose()?.unwrap_or(graph.start());
     let to = args.value("--to").map(lookup).transpose()?.unwrap_or(graph.goal());
-    let weights = |e: usize| {
-        let edge = graph.edge(e);
-        if down[edge.to] {
-            f64::INFINITY
-        } else {
-            edge.cost * graph.node(edge.to).base_cost
-        }
-    };
+    // The same router an agent embeds, at clock 0 with the `--down` tools marked down.
+    let mut router = Router::new(graph.clone());
+    for &v in &down {
+        router.mark_down(v, 0);
+    }
     let mut trace = Trace::default();
-    let plan = Dijkstra::new().route(&graph, &[from], to, &weights, &mut trace);
+    let plan = router.route_observed(from, to, 0, &mut trace).cloned();
     if args.flag("--trace") {
         for step in &trace.steps {
             match step {

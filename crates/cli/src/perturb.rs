@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use shr_core::perturb::{self, Complexity, Matrix, Mode};
+use shr_eval::perturb::{self, Complexity, Matrix, Mode};
 
 #[derive(Serialize)]
 pub struct PerturbRun {

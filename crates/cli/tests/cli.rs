@@ -51,10 +51,10 @@ fn bench_events_prints_json_lines_of_one_scenario() {
 fn a_scenario_directory_with_a_broken_file_names_the_file_and_field() {
     let dir = std::env::temp_dir().join(format!("shr-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, text) in shr_core::scenario::DOMAIN_FILES {
+    for (name, text) in shr_eval::scenario::DOMAIN_FILES {
         std::fs::write(dir.join(format!("{name}.json")), text).unwrap();
     }
-    let s2 = shr_core::scenario::SCENARIO_FILES[1].1;
+    let s2 = shr_eval::scenario::SCENARIO_FILES[1].1;
     std::fs::write(dir.join("S2.json"), s2).unwrap();
     let (ok, out, _) = shr(&["bench", "--scenarios", dir.to_str().unwrap()]);
     assert!(ok, "a directory with one good scenario runs");
@@ -75,7 +75,7 @@ fn a_scenario_directory_with_a_broken_file_names_the_file_and_field() {
 fn route_reroutes_around_failed_tools_and_escalates_without_a_path() {
     let dir = std::env::temp_dir().join(format!("shr-route-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let graph = serde_json::from_str::<serde_json::Value>(shr_core::scenario::DOMAIN_FILES[0].1).unwrap()
+    let graph = serde_json::from_str::<serde_json::Value>(shr_eval::scenario::DOMAIN_FILES[0].1).unwrap()
         ["graph"]
         .clone();
     let path = dir.join("cs.json");

@@ -2,7 +2,7 @@
 //! (`{"nodes":[{"id"}],"edges":[{"from","to","cost"}],"start","goal"}`):
 //!
 //! - `scn_<name>.json`: the paper's scenario graphs, the `graph` of each domain file in
-//!   `crates/core/scenarios/` (11 to 13 nodes), unchanged;
+//!   `crates/eval/scenarios/` (11 to 13 nodes), unchanged;
 //! - `rand_<n>.json` for n = 50, 1,000 and 100,000: seeded random digraphs, every node with
 //!   out-degree 4 (distinct targets, no self-loops), integer costs 1 to 10. The start is `n0`;
 //!   the goal is the node whose cheapest path from `n0` has the most hops (ties: the larger
@@ -38,7 +38,7 @@ fn main() {
     let mut index = Vec::new();
 
     for name in SCENARIOS {
-        let path = root.join(format!("crates/core/scenarios/{name}.json"));
+        let path = root.join(format!("crates/eval/scenarios/{name}.json"));
         let text = std::fs::read_to_string(&path).expect("read a scenario domain file");
         let domain: Value = serde_json::from_str(&text).expect("scenario domain file is JSON");
         let graph = serde_json::to_string(&domain["graph"]).expect("serialize");

@@ -7,6 +7,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 /// What kind of problem a graph description has.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
@@ -90,7 +91,9 @@ impl fmt::Display for GraphError {
 
 impl core::error::Error for GraphError {}
 
-/// A host drove a [`crate::session::Session`] in a way it cannot accept.
+/// A host drove a session (a [`crate::Session`], or a [`crate::Run`] through its
+/// [`crate::Router`]) in a way it cannot accept. The host is at fault.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum SessionError {
@@ -104,6 +107,16 @@ pub enum SessionError {
     UnknownGoal { goal: String },
     /// The session has finished; it takes no more reports.
     Finished,
+    /// The run was started by another router (a graph of another shape).
+    ForeignRun,
+    /// A setting of the session's limits is out of range (see [`ConfigError`]).
+    BadConfig { field: String, message: String },
+}
+
+impl SessionError {
+    pub(crate) fn config(e: ConfigError) -> Self {
+        SessionError::BadConfig { field: e.field, message: e.message }
+    }
 }
 
 impl fmt::Display for SessionError {
@@ -116,8 +129,62 @@ impl fmt::Display for SessionError {
             SessionError::NoEscalation => f.write_str("no escalation is pending"),
             SessionError::UnknownGoal { goal } => write!(f, "decision names unknown goal `{goal}`"),
             SessionError::Finished => f.write_str("the session has finished"),
+            SessionError::ForeignRun => f.write_str("the run belongs to another router"),
+            SessionError::BadConfig { field, message } => write!(f, "{field} {message}"),
         }
     }
 }
 
 impl core::error::Error for SessionError {}
+
+/// A setting is out of its range. The host (or whoever wrote the configuration) is at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The setting's dotted path, e.g. `breaker.failure_rate`.
+    pub field: String,
+    /// What is wrong with it, e.g. `must be a number in 0..=1, got 2`.
+    pub message: String,
+}
+
+impl ConfigError {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError { field: field.into(), message: message.into() }
+    }
+
+    /// The same error for a setting nested in `parent`.
+    pub fn within(self, parent: &str) -> Self {
+        ConfigError { field: alloc::format!("{parent}.{}", self.field), message: self.message }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.field, self.message)
+    }
+}
+
+impl core::error::Error for ConfigError {}
+
+/// A run that claims success without a valid derivation of its goal: it silently skipped a
+/// required step (see [`crate::audit::audit_completion`]).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuditError {
+    /// The goal is not among the completed nodes.
+    GoalNotReached { goal: String },
+    /// A node completed with fewer completed inputs than its join needs.
+    MissingInputs { node: String, have: usize, need: usize },
+}
+
+impl fmt::Display for AuditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuditError::GoalNotReached { goal } => write!(f, "goal `{goal}` was not reached"),
+            AuditError::MissingInputs { node, have, need } => {
+                write!(f, "`{node}` completed with {have} of the {need} inputs it needs")
+            }
+        }
+    }
+}
+
+impl core::error::Error for AuditError {}

@@ -1,8 +1,9 @@
 //! Events: everything a session decides, in order, with stable names (DESIGN section 7). They
 //! serialize to JSON lines so a run can be replayed in the visualizer or shipped to a log.
 //!
-//! The binary observability guarantee is checked by [`check_observability`]: every
-//! `ToolFailed` is followed by `Retried`, `Rerouted` or `Escalated`.
+//! The binary observability guarantee is checked by [`crate::audit::check_observability`]:
+//! every `ToolFailed` is answered by a `Retried` of that tool, a `Rerouted` around it or an
+//! `Escalated` naming it.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -12,7 +13,7 @@ use crate::algo::Plan;
 use crate::graph::ToolGraph;
 use crate::health::BreakerState;
 use crate::monitor::Signal;
-use crate::session::{Category, EscalationReason, Status};
+use crate::vocab::{Category, EscalationReason, Status};
 use crate::Millis;
 
 /// A plan as ids, for events and hosts.
@@ -53,6 +54,7 @@ pub struct Event {
 }
 
 /// What happened.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "event")]
 pub enum EventKind {
@@ -171,29 +173,4 @@ pub fn to_json_lines(events: &[Event]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// A breach of the observability guarantee.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Breach {
-    /// `seq` of the `ToolFailed` event with no reroute, retry or escalation after it.
-    pub seq: u32,
-    pub tool: String,
-}
-
-/// Checks that every `ToolFailed` is followed by `Retried`, `Rerouted` or `Escalated`.
-pub fn check_observability(events: &[Event]) -> Result<(), Breach> {
-    for (i, e) in events.iter().enumerate() {
-        if let EventKind::ToolFailed { tool, .. } = &e.kind {
-            let answered = events[i + 1..].iter().any(|later| match &later.kind {
-                EventKind::Retried { tool: t, .. } => t == tool,
-                EventKind::Rerouted { .. } | EventKind::Escalated { .. } => true,
-                _ => false,
-            });
-            if !answered {
-                return Err(Breach { seq: e.seq, tool: tool.clone() });
-            }
-        }
-    }
-    Ok(())
 }

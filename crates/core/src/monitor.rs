@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::graph::{NodeIx, ToolGraph};
 use crate::health::{BreakerState, HealthBook};
+use crate::progress::NodeState;
 use crate::Millis;
 
 /// Task context: values monitors read (`amount`, `request`, `known_bad`...).
@@ -58,6 +59,7 @@ pub struct Signal {
 }
 
 /// What monitors see at a decision point.
+#[derive(Debug)]
 pub struct DecisionView<'a> {
     pub graph: &'a ToolGraph,
     pub context: &'a Context,
@@ -67,14 +69,21 @@ pub struct DecisionView<'a> {
     pub next_tools: &'a [NodeIx],
     /// Tools whose failure was just reported and not yet routed around.
     pub just_failed: &'a [NodeIx],
-    /// Tools this task already avoids (failed, refused or known bad).
-    pub avoided: &'a [bool],
+    /// Each node's state in this task (completed, avoided for good...).
+    pub tools: &'a [NodeState],
     pub tool_calls: u32,
     pub tool_budget: u32,
     /// Risk rules already answered by an escalation in this task.
     pub acknowledged: &'a [bool],
     /// Tools completed so far in order (revisits repeat), since the last thrash escalation.
     pub history: &'a [NodeIx],
+}
+
+impl DecisionView<'_> {
+    /// Whether this task already avoids the tool (failed, refused or known bad).
+    pub fn avoids(&self, v: NodeIx) -> bool {
+        self.tools.get(v).is_some_and(NodeState::is_avoided)
+    }
 }
 
 /// A monitor: pure, cheap, and without side effects.
@@ -95,6 +104,7 @@ pub mod priority {
 }
 
 /// Keyword rules on the task's `request` text.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct IntentMonitor;
 
 impl Monitor for IntentMonitor {
@@ -113,6 +123,7 @@ impl Monitor for IntentMonitor {
 }
 
 /// Threshold rules on context values, guarding stages.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct RiskMonitor;
 
 impl Monitor for RiskMonitor {
@@ -149,6 +160,7 @@ impl Monitor for RiskMonitor {
 }
 
 /// Breaker states and reported failures.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ToolHealthMonitor;
 
 impl Monitor for ToolHealthMonitor {
@@ -160,7 +172,7 @@ impl Monitor for ToolHealthMonitor {
         for &t in view.next_tools {
             let down =
                 view.health.state(t) == BreakerState::Open || !view.health.weight(t, view.now).is_finite();
-            if down && !view.avoided.get(t).copied().unwrap_or(false) {
+            if down && !view.avoids(t) {
                 tools.push(view.graph.id(t).to_string());
             }
         }
@@ -175,6 +187,7 @@ impl Monitor for ToolHealthMonitor {
 }
 
 /// The task's tool-call budget.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ProgressMonitor;
 
 impl Monitor for ProgressMonitor {
@@ -222,6 +235,7 @@ pub fn repeated_cycle(history: &[NodeIx], repeats: usize) -> Option<&[NodeIx]> {
 }
 
 /// Tools known to be bad from earlier sessions or shared signals (context `known_bad`).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct MemoryMonitor;
 
 impl Monitor for MemoryMonitor {
@@ -234,7 +248,7 @@ impl Monitor for MemoryMonitor {
         };
         for &t in view.next_tools {
             let id = view.graph.id(t);
-            if bad.iter().any(|b| b.as_str() == Some(id)) && !view.avoided.get(t).copied().unwrap_or(false) {
+            if bad.iter().any(|b| b.as_str() == Some(id)) && !view.avoids(t) {
                 out.push(Signal {
                     source: MonitorKind::Memory,
                     priority: priority::KNOWN_BAD,
@@ -248,6 +262,12 @@ impl Monitor for MemoryMonitor {
 /// The set of monitors a session runs.
 pub struct Monitors {
     monitors: Vec<Box<dyn Monitor>>,
+}
+
+impl core::fmt::Debug for Monitors {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.monitors.iter().map(|m| m.kind())).finish()
+    }
 }
 
 impl Default for Monitors {

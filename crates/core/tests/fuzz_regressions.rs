@@ -3,10 +3,11 @@
 
 use serde_json::json;
 use shr_core::algo::{oracle, Dijkstra, Plan};
-use shr_core::event::{check_observability, EventKind};
+use shr_core::check_observability;
+use shr_core::event::EventKind;
 use shr_core::{
-    Action, Category, Decision, EscalationReason, HealthBook, Monitors, Session, SessionConfig, Status, Task,
-    ToolGraph, ToolResult,
+    Action, Category, Decision, EscalationReason, Monitors, Session, SessionConfig, Status, Task, ToolGraph,
+    ToolResult,
 };
 
 /// The description costs of a graph, as routing weights.
@@ -101,8 +102,7 @@ fn session(graph: ToolGraph, tool_budget: u32) -> Session {
     context.insert("request".into(), json!("refund order 7"));
     let task = Task { context, ..Task::default() };
     let config = SessionConfig { tool_budget, ..SessionConfig::default() };
-    let health = HealthBook::new(&graph, config.breaker);
-    Session::with_parts(graph, task, health, config, Monitors::default(), 0).unwrap()
+    Session::with_parts(graph, task, config, Monitors::default(), 0).unwrap()
 }
 
 /// fuzz/corpus/session_ops/regress-intent-outbids-tool-budget: an intent rule of priority above
@@ -169,8 +169,7 @@ fn a_failure_past_the_escalation_budget_is_still_answered() {
     )
     .unwrap();
     let config = SessionConfig { escalation_budget: 0, ..SessionConfig::default() };
-    let health = HealthBook::new(&graph, config.breaker);
-    let mut s = Session::with_parts(graph, Task::default(), health, config, Monitors::default(), 0).unwrap();
+    let mut s = Session::with_parts(graph, Task::default(), config, Monitors::default(), 0).unwrap();
     assert!(matches!(s.next(0), Action::CallTools { .. }));
     s.report("a", ToolResult::outage("down"), 5).unwrap();
     let Action::Finished { outcome } = s.next(5) else { panic!("not finished") };
@@ -361,10 +360,11 @@ fn a_failure_while_an_escalation_is_pending_joins_it() {
     assert_eq!(calls.len(), 2);
     let bad_input = ToolResult::failed(Category::Input, "bad arguments");
     s.report("a", bad_input, 1).unwrap();
-    assert_eq!(s.escalation().map(|r| r.failed.clone()), Some(vec![]));
+    // The question names the tool that refused its input (it is not unhealthy).
+    assert_eq!(s.escalation().map(|r| r.failed.clone()), Some(vec!["a".to_string()]));
     s.report("b", ToolResult::outage("down"), 2).unwrap();
     // The pending question now names the failed tool too.
-    assert_eq!(s.escalation().map(|r| r.failed.clone()), Some(vec!["b".to_string()]));
+    assert_eq!(s.escalation().map(|r| r.failed.clone()), Some(vec!["a".to_string(), "b".to_string()]));
     s.resolve_escalation(Decision::Abort { message: "stop".into() }, 3).unwrap();
     assert!(s.is_finished());
     check_observability(s.events()).unwrap();
@@ -376,7 +376,7 @@ fn a_failure_while_an_escalation_is_pending_joins_it() {
             _ => None,
         })
         .collect();
-    assert_eq!(escalations, [(1, vec![]), (1, vec!["b".to_string()])]);
+    assert_eq!(escalations, [(1, vec!["a".to_string()]), (1, vec!["a".to_string(), "b".to_string()])]);
     assert_eq!(s.llm_calls(), 1);
 }
 
@@ -483,19 +483,19 @@ fn a_breaker_cooled_down_between_tasks_is_probed_not_escalated() {
     first.report("a", ToolResult::outage("down"), 1).unwrap();
     assert!(matches!(first.next(1), Action::Escalate { .. }));
     first.resolve_escalation(Decision::Abort { message: "later".into() }, 1).unwrap();
-    let health = first.into_health();
-    assert_eq!(health.state(1), shr_core::BreakerState::Open);
+    let (mut router, _) = first.into_parts();
+    assert_eq!(router.health().state(1), shr_core::BreakerState::Open);
 
-    let config = SessionConfig::default();
-    let later = 1 + config.breaker.cooldown_ms;
-    let mut second =
-        Session::with_parts(graph, Task::default(), health, config, Monitors::default(), later).unwrap();
-    match second.next(later) {
+    let later = 1 + router.config().breaker.cooldown_ms;
+    let mut second = router.start(Task::default(), later).unwrap();
+    match router.next(&mut second, later).unwrap() {
         Action::CallTools { calls } => assert_eq!(calls[0].tool, "a"),
         other => panic!("{other:?} after the cooldown"),
     }
-    second.report("a", ToolResult::ok(json!({}), 1.0), later + 1).unwrap();
-    let Action::Finished { outcome } = second.next(later + 1) else { panic!("not finished") };
+    router.report(&mut second, "a", ToolResult::ok(json!({}), 1.0), later + 1).unwrap();
+    let Action::Finished { outcome } = router.next(&mut second, later + 1).unwrap() else {
+        panic!("not finished")
+    };
     assert_eq!(outcome.status, Status::Completed);
     check_observability(second.events()).unwrap();
     assert!(second

@@ -4,9 +4,10 @@
 use proptest::prelude::*;
 use serde_json::json;
 use shr_core::algo::{oracle, Dijkstra, Plan, Trace, TraceStep};
-use shr_core::event::{check_observability, to_json_lines};
+use shr_core::audit_completion;
+use shr_core::check_observability;
+use shr_core::event::to_json_lines;
 use shr_core::graph::Join;
-use shr_core::session::audit_completion;
 use shr_core::{Action, Decision, Session, Status, Task, ToolGraph, ToolResult};
 
 #[derive(Debug, Clone)]

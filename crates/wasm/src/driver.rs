@@ -24,7 +24,7 @@ use std::task::Poll;
 
 use js_sys::{Array, Function, Object, Promise};
 use serde_json::Value;
-use shr_core::{Action, Category, Decision, Monitors, Outcome, ToolFailure, ToolResult};
+use shr_core::{Action, Category, Decision, Outcome, Run, ToolFailure, ToolResult};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
@@ -148,26 +148,13 @@ async fn drive(
         if is_nullish(&task_js) { JsValue::UNDEFINED } else { get(&task_js, "context", "bad_task", "task")? };
     let context = if is_nullish(&context) { Object::new().into() } else { context };
     let t0 = opts.now()?;
-    let mut session = {
-        let i = inner.borrow();
-        shr_core::Session::with_parts(
-            i.graph.clone(),
-            task,
-            i.health.clone(),
-            i.config,
-            Monitors::default(),
-            t0,
-        )
-        .map_err(task_error)?
-    };
-    let mark = inner.borrow_mut().begin_run();
-    let mut host = Host { opts, context, results: Object::new(), in_flight: Vec::new(), seen: 0 };
-    let result = host.drive(&mut session).await;
+    let mut run = inner.borrow().router.start(task, t0).map_err(task_error)?;
+    let mut host =
+        Host { opts, context, results: Object::new(), in_flight: Vec::new(), events: Array::new() };
+    let result = host.drive(&inner, &mut run).await;
     host.abandon();
-    let events = to_js(session.events()).unwrap_or(JsValue::NULL);
+    let events: JsValue = host.events.into();
     let outcome = result.and_then(|o| to_js(&o));
-    // The router keeps what this run learned about its tools.
-    inner.borrow_mut().end_run(session.into_health(), mark);
     match outcome {
         Ok(outcome) => {
             let out = Object::new();
@@ -185,14 +172,16 @@ struct Host {
     /// Outputs of the tools that succeeded in this run, by id (passed to later tools).
     results: Object,
     in_flight: Vec<InFlight>,
-    seen: usize,
+    /// Every event of the run, as JS values: the run itself keeps none once they are taken.
+    events: Array,
 }
 
 impl Host {
-    async fn drive(&mut self, session: &mut shr_core::Session) -> Result<Outcome, ShrError> {
+    async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, ShrError> {
         loop {
-            let action = session.next(self.opts.now()?);
-            self.emit(session);
+            let now = self.opts.now()?;
+            let action = inner.borrow_mut().router.next(run, now).map_err(ShrError::session)?;
+            self.emit(run);
             match action {
                 Action::Finished { outcome } => return Ok(outcome),
                 Action::CallTools { calls } => {
@@ -225,11 +214,15 @@ impl Host {
                     let latency = now.saturating_sub(call.started) as f64;
                     let (result, output) = self.translate(&call.tool, settled, latency);
                     let ok = matches!(result, ToolResult::Ok { .. });
-                    session.report(&call.tool, result, now).map_err(ShrError::session)?;
+                    inner
+                        .borrow_mut()
+                        .router
+                        .report(run, &call.tool, result, now)
+                        .map_err(ShrError::session)?;
                     if ok {
                         let _ = js_sys::Reflect::set(&self.results, &JsValue::from_str(&call.tool), &output);
                     }
-                    self.emit(session);
+                    self.emit(run);
                 }
                 Action::Escalate { request } => {
                     let decision = match &self.opts.escalate {
@@ -249,24 +242,28 @@ impl Host {
                             parse_decision(&answer)?
                         }
                     };
-                    session.resolve_escalation(decision, self.opts.now()?).map_err(ShrError::session)?;
-                    self.emit(session);
+                    let now = self.opts.now()?;
+                    inner
+                        .borrow_mut()
+                        .router
+                        .resolve_escalation(run, decision, now)
+                        .map_err(ShrError::session)?;
+                    self.emit(run);
                 }
             }
         }
     }
 
-    /// Streams the session's new events to `onEvent`. A listener that throws is ignored: it
-    /// must not change the run.
-    fn emit(&mut self, session: &shr_core::Session) {
-        if let Some(f) = &self.opts.on_event {
-            for e in session.events_since(self.seen) {
-                if let Ok(v) = to_js(e) {
-                    let _ = f.call1(&JsValue::UNDEFINED, &v);
-                }
+    /// Takes the run's new events, keeps them for the result and streams them to `onEvent`. A
+    /// listener that throws is ignored: it must not change the run.
+    fn emit(&mut self, run: &mut Run) {
+        for e in run.drain_events() {
+            let Ok(v) = to_js(&e) else { continue };
+            if let Some(f) = &self.opts.on_event {
+                let _ = f.call1(&JsValue::UNDEFINED, &v);
             }
+            self.events.push(&v);
         }
-        self.seen = session.events().len();
     }
 
     fn sleep(&self, ms: f64) -> JsFuture {

@@ -53,6 +53,9 @@ impl ShrError {
             SessionError::NoEscalation => ShrError::new("no_escalation", message),
             SessionError::UnknownGoal { .. } => ShrError::new("bad_decision", message),
             SessionError::Finished => ShrError::new("finished", message),
+            SessionError::BadConfig { .. } => ShrError::new("bad_options", message),
+            // A session always runs on the router that made it; anything else the core adds.
+            _ => ShrError::new("internal", message),
         }
     }
 

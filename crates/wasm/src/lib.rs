@@ -4,13 +4,14 @@
 //! reads the host's clock and calls the host's tools, and never decides anything itself. Every
 //! routing, health and escalation decision is the core's.
 //!
-//! - [`Router`]: a validated tool graph with live health. `route`, `markDown`, `markUp`,
+//! - [`Router`]: the core's `Router` (a validated tool graph with one live health, shared by
+//!   every run and session). `route`, `markDown`, `markUp`,
 //!   `record`, `health`, and `run(task, {tools, escalate, onEvent, timeoutMs, clock, sleep})`,
 //!   which drives a core session with async JS tool functions (see [`driver`]). `route` has a JS
 //!   half, put on `Router.prototype` by the first router built, so that a route crosses the
 //!   boundary once with numbers only.
-//! - [`Session`]: the core's sans-IO session as is (`next`, `report`, `resolveEscalation`), for
-//!   hosts that drive it themselves.
+//! - [`Session`]: a run of the core's sans-IO session on a router (`next`, `report`,
+//!   `resolveEscalation`, `pollEvents`), for hosts that drive it themselves.
 //!
 //! Errors reaching JS are `Error`s named `ShrError` with a stable `code` (see [`error`]).
 #![forbid(unsafe_code)]
@@ -25,40 +26,27 @@ use std::rc::Rc;
 
 use js_sys::Function;
 use serde::Serialize;
-use shr_core::algo::{Dijkstra, Plan};
-use shr_core::health::{BreakerState, Factors, WeightMemo};
-use shr_core::{HealthBook, Monitors, NodeIx, SessionConfig, Task, ToolGraph, ToolResult};
+use shr_core::algo::Plan;
+use shr_core::health::{BreakerState, Factors};
+use shr_core::{Monitors, NodeIx, Observation, SessionConfig, Task, ToolGraph, ToolResult};
 use wasm_bindgen::prelude::*;
 
 use convert::{from_js, get, is_nullish, millis, only_keys, opt_fn, stringify, to_js};
 use error::ShrError;
 
-/// What a router holds: the graph, the health every run and report feeds, the session limits
-/// and the host's clock.
+/// What a router holds: the core router (graph, one live health, limits), the host's clock and
+/// the JS side of `route`.
 pub(crate) struct Inner {
-    pub graph: ToolGraph,
-    /// Changed only by [`Inner::change`], [`Inner::end_run`] and `Router::advance`, which make
-    /// `route` forget the weights it remembered.
-    pub health: HealthBook,
-    pub config: SessionConfig,
+    pub router: shr_core::Router,
     pub clock: Option<Function>,
-    /// Runs in flight. A run works on a copy of the health and hands it back when it ends.
-    pub runs: usize,
-    /// The host's own health changes since the oldest run in flight began, so that a run
-    /// handing its copy back does not undo them (see [`Inner::end_run`]).
-    pub host_changes: Vec<HealthChange>,
-    /// `route` sits on every request of an agent: its search buffers, plan, per-node weights and
-    /// the JS strings of node ids are kept between calls so a route allocates nothing new.
+    /// `route` sits on every request of an agent: its plan's indices and the JS strings of node
+    /// ids are kept between calls so a route allocates nothing new.
     pub routing: Routing,
 }
 
-/// Reused state of `route`.
+/// Reused state of `route` on the JS side.
 #[derive(Default)]
 pub(crate) struct Routing {
-    search: Dijkstra,
-    plan: Plan,
-    /// Live weights kept between routes while the health holds still.
-    memo: WeightMemo,
     /// The plan as node indices, then `from, to` per edge: read by [`route_object`] in place.
     out: Vec<u32>,
     /// Where `out` sits (its word address), its node count and length: a fixed place the JS
@@ -164,7 +152,7 @@ fn install_fast_route() {
         // Then `route` stays the Rust one: slower, never wrong.
         return;
     };
-    install_route(Router::with_graph(graph, SessionConfig::default(), None).into());
+    install_route(Router::with_graph(shr_core::Router::new(graph), None).into());
 }
 
 /// The node a `node_index` answer picks: `default` for [`DEFAULT_NODE`], else the index when it
@@ -213,22 +201,8 @@ impl RouteJs {
 }
 
 impl Routing {
-    /// The cheapest route over live weights, from `from` to `to`, into `out` and `header`;
-    /// its cost, or `None` when no healthy route exists.
-    fn route(
-        &mut self,
-        graph: &ToolGraph,
-        health: &mut HealthBook,
-        from: NodeIx,
-        to: NodeIx,
-        now: u64,
-    ) -> Option<f64> {
-        self.memo.refresh(graph, health, now);
-        let weights = self.memo.weights(graph, health, now);
-        if !self.search.route_into(graph, &[from], to, &weights, &mut (), &mut self.plan) {
-            return None;
-        }
-        let plan = &self.plan;
+    /// Writes `plan` into `out` and `header` for the JS half to read; returns its cost.
+    fn publish(&mut self, graph: &ToolGraph, plan: &Plan) -> f64 {
         self.out.clear();
         self.out.extend(plan.nodes.iter().map(|&v| v as u32));
         for &e in &plan.edges {
@@ -237,59 +211,7 @@ impl Routing {
         }
         let at = self.out.as_ptr() as usize / core::mem::size_of::<u32>();
         *self.header = [at as u32, plan.nodes.len() as u32, self.out.len() as u32];
-        Some(plan.cost)
-    }
-}
-
-impl Inner {
-    /// Applies a change the host made (`markDown`, `markUp`, `record`), keeping it for the
-    /// runs in flight.
-    fn change(&mut self, c: HealthChange) {
-        c.apply(&mut self.health);
-        self.routing.memo.forget();
-        if self.runs > 0 {
-            self.host_changes.push(c);
-        }
-    }
-
-    /// A run begins; returns its mark in the host's changes.
-    pub(crate) fn begin_run(&mut self) -> usize {
-        self.runs += 1;
-        self.host_changes.len()
-    }
-
-    /// A run ends: the router takes the health it learned, then the changes the host made by
-    /// hand while it ran (newer than the run's copy), in their order.
-    pub(crate) fn end_run(&mut self, mut learned: HealthBook, mark: usize) {
-        for c in self.host_changes.get(mark..).unwrap_or(&[]) {
-            c.apply(&mut learned);
-        }
-        self.health = learned;
-        self.routing.memo.forget();
-        self.runs = self.runs.saturating_sub(1);
-        if self.runs == 0 {
-            self.host_changes.clear();
-        }
-    }
-}
-
-/// A health change the host makes by hand.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum HealthChange {
-    Down { tool: NodeIx, at: u64 },
-    Up { tool: NodeIx },
-    Success { tool: NodeIx, latency_ms: f64, at: u64 },
-    Failure { tool: NodeIx, at: u64 },
-}
-
-impl HealthChange {
-    fn apply(self, health: &mut HealthBook) {
-        match self {
-            HealthChange::Down { tool, at } => health.trip(tool, at),
-            HealthChange::Up { tool } => health.reset(tool),
-            HealthChange::Success { tool, latency_ms, at } => health.on_success(tool, latency_ms, at),
-            HealthChange::Failure { tool, at } => health.on_failure(tool, at),
-        };
+        plan.cost
     }
 }
 
@@ -351,24 +273,16 @@ impl Router {
             } else {
                 from_js::<SessionConfig>(&c, "options.config", "bad_options")?
             };
-            config.check().map_err(|m| ShrError::new("bad_options", format!("options.config.{m}")))?;
             (config, opt_fn(options, "clock", "bad_options", "options")?)
         };
+        let router = shr_core::Router::with_parts(graph, config, Monitors::default())
+            .map_err(|e| ShrError::new("bad_options", format!("options.config.{e}")))?;
         install_fast_route();
-        Ok(Router::with_graph(graph, config, clock))
+        Ok(Router::with_graph(router, clock))
     }
 
-    fn with_graph(graph: ToolGraph, config: SessionConfig, clock: Option<Function>) -> Router {
-        let health = HealthBook::new(&graph, config.breaker);
-        let inner = Inner {
-            graph,
-            health,
-            config,
-            clock,
-            runs: 0,
-            host_changes: Vec::new(),
-            routing: Routing::default(),
-        };
+    fn with_graph(router: shr_core::Router, clock: Option<Function>) -> Router {
+        let inner = Inner { router, clock, routing: Routing::default() };
         Router { inner: Rc::new(RefCell::new(inner)) }
     }
 
@@ -385,51 +299,45 @@ impl Router {
     /// The index of a tool node, or `unknown_tool` naming it.
     fn tool(&self, id: &str) -> Result<NodeIx, ShrError> {
         let inner = self.inner.borrow();
+        let graph = inner.router.graph();
         let unknown = || {
             ShrError::new("unknown_tool", format!("unknown tool `{id}`")).with("tool", JsValue::from_str(id))
         };
-        let v = inner.graph.index(id).ok_or_else(unknown)?;
-        if !inner.graph.node(v).tool {
+        let v = graph.index(id).ok_or_else(unknown)?;
+        if !graph.node(v).tool {
             return Err(ShrError::new("unknown_tool", format!("`{id}` is a waypoint, not a tool"))
                 .with("tool", JsValue::from_str(id)));
         }
         Ok(v)
     }
 
-    /// Both halves of `route`: reads the clock, lets time pass, then routes between the nodes
-    /// `ends` picks, into `routing.out`. The route's cost, or `None` when none is healthy.
+    /// Both halves of `route`: reads the clock, then routes between the nodes `ends` picks
+    /// (breakers brought up to date by the core), into `routing.out`. The route's cost, or
+    /// `None` when none is healthy.
     fn route_between(
         &self,
         now: Option<f64>,
         ends: impl FnOnce(&ToolGraph, &mut Routing) -> Result<(NodeIx, NodeIx), ShrError>,
     ) -> Result<Option<f64>, ShrError> {
         let now = self.now(now)?;
-        self.advance(now);
         let mut inner = self.inner.borrow_mut();
-        let Inner { graph, health, routing, .. } = &mut *inner;
-        let (from, to) = ends(graph, routing)?;
-        Ok(routing.route(graph, health, from, to, now))
-    }
-
-    /// Lets time pass for every breaker: an OPEN one whose cooldown is over is HALF_OPEN now.
-    /// The core applies cooldowns only when asked (it reads no clock), and a router between
-    /// runs is asked by nobody else, so every view of its health asks first.
-    fn advance(&self, now: u64) {
-        let mut inner = self.inner.borrow_mut();
-        let mut changed = Vec::new();
-        inner.health.poll(now, &mut changed);
-        if !changed.is_empty() {
-            inner.routing.memo.forget();
+        let Inner { router, routing, .. } = &mut *inner;
+        let (from, to) = ends(router.graph(), routing)?;
+        if router.route(from, to, now).is_none() {
+            return Ok(None);
         }
+        Ok(Some(routing.publish(router.graph(), router.last_route())))
     }
 
     fn health_view(&self, v: NodeIx, now: u64) -> Result<JsValue, ShrError> {
-        let inner = self.inner.borrow();
+        let mut inner = self.inner.borrow_mut();
+        inner.router.advance(now);
+        let health = inner.router.health();
         to_js(&ToolHealthView {
-            tool: inner.graph.id(v),
-            state: inner.health.state(v),
-            weight: inner.health.weight(v, now),
-            factors: inner.health.factors(v, now),
+            tool: inner.router.graph().id(v),
+            state: health.state(v),
+            weight: health.weight(v, now),
+            factors: health.factors(v, now),
         })
     }
 
@@ -462,20 +370,21 @@ impl Router {
     /// Warnings found by validation (the graph was accepted), e.g. an unreachable goal.
     #[wasm_bindgen(getter, unchecked_return_type = "Problem[]")]
     pub fn warnings(&self) -> Result<JsValue, JsValue> {
-        Ok(to_js(self.inner.borrow().graph.warnings())?)
+        Ok(to_js(self.inner.borrow().router.graph().warnings())?)
     }
 
     /// The graph description (for export and round trips).
     #[wasm_bindgen(js_name = toJson, unchecked_return_type = "GraphSpec")]
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        Ok(to_js(self.inner.borrow().graph.spec())?)
+        Ok(to_js(self.inner.borrow().router.graph().spec())?)
     }
 
     /// Ids of the nodes that are tools (the functions a run may call), in description order.
     #[wasm_bindgen(unchecked_return_type = "string[]")]
     pub fn tools(&self) -> Result<JsValue, JsValue> {
         let inner = self.inner.borrow();
-        let ids: Vec<&str> = inner.graph.nodes().iter().filter(|n| n.tool).map(|n| n.id.as_str()).collect();
+        let ids: Vec<&str> =
+            inner.router.graph().nodes().iter().filter(|n| n.tool).map(|n| n.id.as_str()).collect();
         Ok(to_js(&ids)?)
     }
 
@@ -534,8 +443,8 @@ impl Router {
     #[wasm_bindgen(js_name = __routeState, skip_typescript)]
     pub fn js_route_state(&self) -> Result<JsValue, JsValue> {
         let mut inner = self.inner.borrow_mut();
-        let Inner { graph, routing, .. } = &mut *inner;
-        Ok(RouteJs::cached(routing, graph)?.state.clone())
+        let Inner { router, routing, .. } = &mut *inner;
+        Ok(RouteJs::cached(routing, router.graph())?.state.clone())
     }
 
     /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a
@@ -544,7 +453,7 @@ impl Router {
     pub fn mark_down(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
         let v = self.tool(tool)?;
         let now = self.now(now)?;
-        self.inner.borrow_mut().change(HealthChange::Down { tool: v, at: now });
+        self.inner.borrow_mut().router.mark_down(v, now);
         Ok(self.health_view(v, now)?)
     }
 
@@ -554,7 +463,7 @@ impl Router {
     pub fn mark_up(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
         let v = self.tool(tool)?;
         let now = self.now(now)?;
-        self.inner.borrow_mut().change(HealthChange::Up { tool: v });
+        self.inner.borrow_mut().router.mark_up(v);
         Ok(self.health_view(v, now)?)
     }
 
@@ -574,14 +483,12 @@ impl Router {
             return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0").into());
         }
         let now = self.now(rec.at)?;
-        let change = match (rec.ok, rec.hard) {
-            (true, _) => {
-                HealthChange::Success { tool: v, latency_ms: rec.latency_ms.unwrap_or(0.0), at: now }
-            }
-            (false, true) => HealthChange::Down { tool: v, at: now },
-            (false, false) => HealthChange::Failure { tool: v, at: now },
+        let observed = match (rec.ok, rec.hard) {
+            (true, _) => Observation::Success { latency_ms: rec.latency_ms.unwrap_or(0.0) },
+            (false, true) => Observation::Outage,
+            (false, false) => Observation::Failure,
         };
-        self.inner.borrow_mut().change(change);
+        self.inner.borrow_mut().router.record(v, observed, now);
         Ok(self.health_view(v, now)?)
     }
 
@@ -590,13 +497,12 @@ impl Router {
     pub fn health(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
         let v = self.tool(tool)?;
         let now = self.now(now)?;
-        self.advance(now);
         Ok(self.health_view(v, now)?)
     }
 
-    /// A low-level session on this router's graph, limits and current health (a copy: the
-    /// session's reports do not flow back to the router). Drive it with `next`, `report` and
-    /// `resolveEscalation`.
+    /// A low-level session: a run of a task on this router, driven by the host with `next`,
+    /// `report` and `resolveEscalation`. It shares the router's one live health with every
+    /// other session and run of the router: what it reports, they route on at once.
     pub fn session(
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "Task | null")] task: JsValue,
@@ -608,25 +514,15 @@ impl Router {
         } else {
             self.now(Some(now.as_f64().ok_or_else(|| ShrError::new("bad_clock", "now must be a number"))?))?
         };
-        let inner = self.inner.borrow();
-        let session = shr_core::Session::with_parts(
-            inner.graph.clone(),
-            task,
-            inner.health.clone(),
-            inner.config,
-            Monitors::default(),
-            now,
-        )
-        .map_err(task_error)?;
-        Ok(Session { inner: session })
+        let run = self.inner.borrow().router.start(task, now).map_err(task_error)?;
+        Ok(Session { router: self.shared(), run })
     }
 
     /// Runs a task to the end with JS tool functions. See `RunOptions` in the TypeScript
     /// definitions. Resolves with `{outcome, events}`; rejects with a `ShrError` (with `events`
     /// so far) only when the host breaks the contract (bad task, options or decision).
-    /// The run routes on a copy of the router's health taken when it starts; when it ends the
-    /// router takes what the run learned, with any `markDown`/`markUp`/`record` made meanwhile
-    /// applied on top. Of two overlapping runs, the one that ends last hands back its copy.
+    /// Every run of a router routes on its one live health: an outcome one run reports (or a
+    /// `markDown`/`markUp`/`record`) changes the route of every other run at its next decision.
     #[wasm_bindgen(unchecked_return_type = "Promise<RunResult>")]
     pub fn run(
         &self,
@@ -672,10 +568,11 @@ pub(crate) fn task_error(e: shr_core::SessionError) -> ShrError {
     }
 }
 
-/// The core's sans-IO session, for hosts that drive it themselves.
+/// A run of the core's sans-IO session on a router, for hosts that drive it themselves.
 #[wasm_bindgen]
 pub struct Session {
-    inner: shr_core::Session,
+    router: Rc<RefCell<Inner>>,
+    run: shr_core::Run,
 }
 
 #[wasm_bindgen]
@@ -685,7 +582,8 @@ impl Session {
     #[wasm_bindgen(unchecked_return_type = "Action")]
     pub fn next(&mut self, now: f64) -> Result<JsValue, JsValue> {
         let now = millis(now, "now")?;
-        Ok(to_js(&self.inner.next(now))?)
+        let action = self.router.borrow_mut().router.next(&mut self.run, now).map_err(ShrError::session)?;
+        Ok(to_js(&action)?)
     }
 
     /// Reports a call's outcome in the core's form: `{result: 'ok', output, latency_ms}` or
@@ -698,7 +596,8 @@ impl Session {
     ) -> Result<(), JsValue> {
         let now = millis(now, "now")?;
         let result: ToolResult = from_js(&result, "result", "bad_result")?;
-        self.inner.report(tool, result, now).map_err(|e| ShrError::session(e).into_js())
+        let mut inner = self.router.borrow_mut();
+        inner.router.report(&mut self.run, tool, result, now).map_err(|e| ShrError::session(e).into_js())
     }
 
     /// Answers the pending escalation.
@@ -710,19 +609,31 @@ impl Session {
     ) -> Result<(), JsValue> {
         let now = millis(now, "now")?;
         let decision = driver::parse_decision(&decision)?;
-        self.inner.resolve_escalation(decision, now).map_err(|e| ShrError::session(e).into_js())
+        let mut inner = self.router.borrow_mut();
+        inner
+            .router
+            .resolve_escalation(&mut self.run, decision, now)
+            .map_err(|e| ShrError::session(e).into_js())
     }
 
-    /// Events from position `since` on (all when omitted).
+    /// Events not yet taken by `pollEvents`, from sequence number `since` on (all when omitted).
     #[wasm_bindgen(unchecked_return_type = "ShrEvent[]")]
     pub fn events(&self, since: Option<u32>) -> Result<JsValue, JsValue> {
-        Ok(to_js(self.inner.events_since(since.unwrap_or(0) as usize))?)
+        Ok(to_js(self.run.events_since(since.unwrap_or(0)))?)
+    }
+
+    /// Takes the events not yet taken, oldest first: a host that takes them as it goes keeps
+    /// none in the session's memory.
+    #[wasm_bindgen(js_name = pollEvents, unchecked_return_type = "ShrEvent[]")]
+    pub fn poll_events(&mut self) -> Result<JsValue, JsValue> {
+        let events: Vec<shr_core::Event> = self.run.drain_events().collect();
+        Ok(to_js(&events)?)
     }
 
     /// The outcome once finished, else `null`.
     #[wasm_bindgen(unchecked_return_type = "Outcome | null")]
     pub fn outcome(&self) -> Result<JsValue, JsValue> {
-        match self.inner.outcome() {
+        match self.run.outcome() {
             Some(o) => Ok(to_js(o)?),
             None => Ok(JsValue::NULL),
         }
@@ -730,13 +641,13 @@ impl Session {
 
     #[wasm_bindgen(getter, js_name = isFinished)]
     pub fn is_finished(&self) -> bool {
-        self.inner.is_finished()
+        self.run.is_finished()
     }
 
     /// The pending escalation, else `null`.
     #[wasm_bindgen(unchecked_return_type = "EscalationRequest | null")]
     pub fn escalation(&self) -> Result<JsValue, JsValue> {
-        match self.inner.escalation() {
+        match self.run.escalation() {
             Some(r) => Ok(to_js(r)?),
             None => Ok(JsValue::NULL),
         }

@@ -8,15 +8,15 @@
 //! (a call settles at `max(now, not_before) + latency`); on `wait` report the first call to
 //! settle (earliest time, then call order) at its settle time; on `escalate` answer with the
 //! mock LLM. Where every batch holds one call this is the core's own scenario driver, and the
-//! test checks that the events are the same as `shr_core::scenario::run`'s.
+//! test checks that the events are the same as `shr_eval::scenario::run`'s.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use shr_core::scenario::{self, Executor, MockTools, Scenario};
 use shr_core::{Action, Session, ToolResult};
+use shr_eval::scenario::{self, Executor, MockTools, Scenario};
 
 struct Run {
     events: Value,
@@ -75,8 +75,8 @@ fn fixture_path() -> PathBuf {
 
 fn fixtures() -> Value {
     let mut out = Vec::new();
-    for s in scenario::pack() {
-        let run = drive_like_js(&s);
+    for s in scenario::pack().unwrap() {
+        let run = drive_like_js(s);
         let latency: BTreeMap<String, f64> =
             s.graph.nodes().iter().enumerate().map(|(v, n)| (n.id.clone(), MockTools::latency(v))).collect();
         out.push(json!({
@@ -96,9 +96,9 @@ fn fixtures() -> Value {
 
 #[test]
 fn the_js_host_loop_reaches_every_scenarios_expected_outcome() {
-    let pack = scenario::pack();
+    let pack = scenario::pack().unwrap();
     assert_eq!(pack.len(), 19);
-    for s in &pack {
+    for s in pack {
         let run = drive_like_js(s);
         assert_eq!(run.outcome["status"], json!(s.expected.status), "{}", s.id);
         assert_eq!(run.outcome["goal"], json!(s.expected.goal), "{}", s.id);
@@ -109,12 +109,12 @@ fn the_js_host_loop_reaches_every_scenarios_expected_outcome() {
 #[test]
 fn the_js_host_loop_equals_the_core_driver_where_batches_are_single_calls() {
     let mut compared = 0;
-    for s in scenario::pack() {
-        let run = drive_like_js(&s);
+    for s in scenario::pack().unwrap() {
+        let run = drive_like_js(s);
         if run.max_batch > 1 {
             continue;
         }
-        let core = scenario::run(&s, Executor::Shr);
+        let core = scenario::run(s, Executor::Shr);
         assert_eq!(run.events, serde_json::to_value(&core.events).unwrap(), "{}", s.id);
         compared += 1;
     }

@@ -8,9 +8,9 @@
 
 use alloc::collections::VecDeque;
 use alloc::format;
-use alloc::string::String;
 use serde::{Deserialize, Serialize};
 
+use crate::error::ConfigError;
 use crate::Millis;
 
 /// Breaker thresholds. The defaults follow common resilience-library settings.
@@ -58,20 +58,24 @@ impl BreakerConfig {
     /// The first setting that would make the breaker misbehave, named with why: a failure rate
     /// outside 0..=1 (NaN never opens it), a half-open factor below 1 (a probing tool cheaper
     /// than a healthy one; negative reads as unusable) or no probe (HALF_OPEN forever).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ConfigError> {
         if !(0.0..=1.0).contains(&self.failure_rate) {
-            return Err(format!("failure_rate must be a number in 0..=1, got {}", self.failure_rate));
+            return Err(ConfigError::new(
+                "failure_rate",
+                format!("must be a number in 0..=1, got {}", self.failure_rate),
+            ));
         }
         if !(self.half_open_factor.is_finite() && self.half_open_factor >= 1.0) {
-            return Err(format!(
-                "half_open_factor must be a finite number >= 1, got {}",
-                self.half_open_factor
+            return Err(ConfigError::new(
+                "half_open_factor",
+                format!("must be a finite number >= 1, got {}", self.half_open_factor),
             ));
         }
         if self.half_open_probes == 0 {
-            return Err(
-                "half_open_probes must be at least 1: with none a HALF_OPEN tool never recovers".into()
-            );
+            return Err(ConfigError::new(
+                "half_open_probes",
+                "must be at least 1: with none a HALF_OPEN tool never recovers",
+            ));
         }
         Ok(())
     }

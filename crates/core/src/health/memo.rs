@@ -22,7 +22,7 @@
 use alloc::vec::Vec;
 use core::cell::Cell;
 
-use super::HealthBook;
+use super::{edge_weight, HealthBook};
 use crate::algo::EdgeWeight;
 use crate::graph::ToolGraph;
 use crate::Millis;
@@ -94,14 +94,14 @@ impl EdgeWeight for LiveWeights<'_> {
         let edge = self.graph.edge(e);
         let Some(slot) = self.memo.slots.get(edge.to) else {
             // Not refreshed for this graph: weigh without remembering.
-            return edge.cost * self.health.weight(edge.to, self.now);
+            return edge_weight(edge, self.health.weight(edge.to, self.now));
         };
         let (number, w) = slot.get();
         if number == self.memo.number {
-            return edge.cost * w;
+            return edge_weight(edge, w);
         }
         let w = self.health.weight(edge.to, self.now);
         slot.set((self.memo.number, w));
-        edge.cost * w
+        edge_weight(edge, w)
     }
 }

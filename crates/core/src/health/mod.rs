@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 pub use breaker::{Breaker, BreakerConfig, BreakerState, Transition};
 pub use memo::{LiveWeights, WeightMemo};
-pub use weight::Factors;
+pub use weight::{edge_weight, Factors};
 
 use crate::graph::{NodeIx, ToolGraph};
 use crate::Millis;

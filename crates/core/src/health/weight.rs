@@ -1,8 +1,18 @@
 //! The live weight factors of seed 000, section 2.5: each a small pure function with the range of
 //! the paper's table, multiplied into `W = base_cost x latency x reliability x rate_limit x
-//! availability`.
+//! availability`, and the one edge-weight formula routing uses everywhere ([`edge_weight`]).
 
 use serde::{Deserialize, Serialize};
+
+use crate::graph::Edge;
+
+/// The effective weight of an edge (DESIGN section 2): its description cost times the live
+/// weight of the tool it enters. Infinite when the tool's weight is (an open breaker, a spent
+/// quota). Every router, run, page and command weighs edges with this.
+#[inline]
+pub fn edge_weight(edge: &Edge, tool_weight: f64) -> f64 {
+    edge.cost * tool_weight
+}
 
 /// Latency factor: the rolling mean against the tool's baseline, within 0.5..=10.
 /// With no observation yet it is 1.

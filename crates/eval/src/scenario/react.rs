@@ -12,10 +12,10 @@
 //! Recoveries without the LLM are zero by construction: every recovery is reasoned.
 
 use super::{sim, Executor, RunReport, Scenario};
-use crate::event::EventKind;
+use shr_core::event::EventKind;
 
 /// LLM calls the ReAct cost model charges for a run's events.
-pub fn react_llm_calls(events: &[crate::event::Event]) -> u32 {
+pub fn react_llm_calls(events: &[shr_core::event::Event]) -> u32 {
     let steps = events
         .iter()
         .filter(|e| {

@@ -16,11 +16,14 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::event::EventKind;
-use crate::graph::{NodeIx, ToolGraph};
-use crate::rng::SplitMix64;
-use crate::session::{Action, Category, Decision, Session, Status, Task, ToolFailure, ToolResult};
-use crate::Millis;
+use shr_core::event::{Event, EventKind};
+use shr_core::graph::{NodeIx, ToolGraph};
+use shr_core::rng::SplitMix64;
+use shr_core::Millis;
+use shr_core::{
+    Call, Category, Decision, EscalationRequest, Host, Performed, Session, Status, Task, ToolFailure,
+    ToolResult,
+};
 
 /// Perturbation mode. `None` is the unperturbed baseline (NP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -94,7 +97,7 @@ pub struct GeneratedTask {
     pub id: String,
     pub complexity: Complexity,
     /// The graph as a description (validators included), so the ablation can strip them.
-    pub spec: crate::graph::GraphSpec,
+    pub spec: shr_core::graph::GraphSpec,
     /// The victim: a tool on the unperturbed plan.
     pub victim: String,
     /// Whether the victim's stage has a substitute.
@@ -148,7 +151,7 @@ pub fn generate(complexity: Complexity, seed: u64) -> GeneratedTask {
     }
     nodes.push(goal);
     let spec_json = json!({ "nodes": nodes, "edges": edges, "start": "start", "goal": "goal" });
-    let spec: crate::graph::GraphSpec = serde_json::from_value(spec_json).unwrap_or_default();
+    let spec: shr_core::graph::GraphSpec = serde_json::from_value(spec_json).unwrap_or_default();
     // The primary of every stage is on the optimal plan; pick one stage's as the victim.
     let victim_group = &groups[rng.below(groups.len() as u64) as usize];
     GeneratedTask {
@@ -213,6 +216,38 @@ impl PerturbedTools {
     }
 }
 
+/// The host of a perturbed run: its tools, and a mock LLM that stops gracefully when asked
+/// (no clean path remains).
+struct PerturbHost {
+    tools: PerturbedTools,
+    /// The last call handed over wrong data.
+    wrong: bool,
+    escalations: Vec<crate::scenario::EscalationRecord>,
+}
+
+impl Host for PerturbHost {
+    fn call(&mut self, graph: &ToolGraph, call: &Call, _at: Millis) -> Performed {
+        let (result, wrong) = match graph.index(&call.tool) {
+            Some(v) => self.tools.call(v),
+            None => (ToolResult::outage("no such tool"), false),
+        };
+        self.wrong = wrong;
+        Performed { result, latency_ms: 50 }
+    }
+
+    fn escalate(&mut self, _: &ToolGraph, request: &EscalationRequest, _: Millis) -> Decision {
+        let stop = Decision::Abort { message: "no clean path: stopping".into() };
+        self.escalations
+            .push(crate::scenario::EscalationRecord { request: request.clone(), decision: stop.clone() });
+        stop
+    }
+
+    fn reported(&mut self, _: &Call, events: &[Event]) {
+        let accepted = events.iter().any(|e| matches!(e.kind, EventKind::ToolSucceeded { .. }));
+        self.tools.corrupted_accepted |= self.wrong && accepted;
+    }
+}
+
 /// One run's flags, as seed 002 records them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunFlags {
@@ -235,8 +270,8 @@ pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags 
 #[derive(Clone, Debug)]
 pub struct PerturbedRun {
     pub flags: RunFlags,
-    pub outcome: Option<crate::session::Outcome>,
-    pub events: Vec<crate::event::Event>,
+    pub outcome: Option<shr_core::Outcome>,
+    pub events: Vec<shr_core::event::Event>,
     pub escalations: Vec<crate::scenario::EscalationRecord>,
 }
 
@@ -258,42 +293,14 @@ pub fn run_fault(task: &GeneratedTask, fault: &FaultProfile, validators: bool) -
         let stage = &graph.node(t).stage;
         graph.nodes().iter().filter(|n| n.tool && n.stage == *stage).count() > 1
     });
-    let mut tools = PerturbedTools::new(&graph, fault);
     let Ok(mut session) = Session::new(graph.clone(), Task::default(), 0) else {
         return failed(run_flags_failed(task));
     };
-    let mut now: Millis = 0;
-    let mut escalated = false;
-    let mut escalations = Vec::new();
-    for _ in 0..1_000 {
-        match session.next(now) {
-            Action::CallTools { calls } => {
-                for call in calls {
-                    let Some(v) = graph.index(&call.tool) else { break };
-                    now = now.max(call.not_before) + 50;
-                    let (result, wrong) = tools.call(v);
-                    let before = session.events().len();
-                    if session.report(&call.tool, result, now).is_err() {
-                        break;
-                    }
-                    let accepted = session.events()[before..]
-                        .iter()
-                        .any(|e| matches!(e.kind, EventKind::ToolSucceeded { .. }));
-                    tools.corrupted_accepted |= wrong && accepted;
-                }
-            }
-            Action::Escalate { request } => {
-                // The mock LLM stops gracefully: no clean path remains.
-                escalated = true;
-                let stop = Decision::Abort { message: "no clean path: stopping".into() };
-                escalations.push(crate::scenario::EscalationRecord { request, decision: stop.clone() });
-                if session.resolve_escalation(stop, now).is_err() {
-                    break;
-                }
-            }
-            Action::Wait | Action::Finished { .. } => break,
-        }
-    }
+    let mut host =
+        PerturbHost { tools: PerturbedTools::new(&graph, fault), wrong: false, escalations: Vec::new() };
+    session.drive(&mut host, 0);
+    let PerturbHost { tools, escalations, .. } = host;
+    let escalated = !escalations.is_empty();
     let outcome = session.outcome();
     let completed = outcome.is_some_and(|o| o.status == Status::Completed);
     let success = completed && !tools.corrupted_accepted;

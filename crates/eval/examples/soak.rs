@@ -4,7 +4,7 @@
 //! first 10,000 sessions). Seeded and deterministic: the same seed gives the same digest.
 //!
 //! ```text
-//! cargo run --release -p shr-core --example soak -- --sessions 1000000 [--seed 1] [--every 100000]
+//! cargo run --release -p shr-eval --example soak -- --sessions 1000000 [--seed 1] [--every 100000]
 //! ```
 //!
 //! Not part of the test command (it runs for minutes); its result is in ROBUSTNESS.md. Exits
@@ -15,16 +15,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::{json, Value};
-use shr_core::event::{check_observability, EventKind};
+use shr_core::audit_completion;
+use shr_core::check_observability;
+use shr_core::event::EventKind;
 use shr_core::graph::{EdgeSpec, GraphSpec, Guard, JoinSpec, NodeSpec, RetryPolicy, RiskRule};
-use shr_core::perturb::{self, Complexity};
 use shr_core::rng::SplitMix64;
-use shr_core::session::audit_completion;
 use shr_core::validate::Validator;
 use shr_core::{
-    Action, BreakerConfig, Category, Decision, HealthBook, Monitors, Session, SessionConfig, Status, Task,
+    Action, BreakerConfig, Category, Decision, Monitors, Router, Run, SessionConfig, Status, Task,
     ToolFailure, ToolGraph, ToolResult,
 };
+use shr_eval::perturb::{self, Complexity};
 
 /// Resident size is compared after this many sessions (the issue's figure).
 const WARM: u64 = 10_000;
@@ -167,16 +168,15 @@ fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
 
 /// What consecutive sessions share, as a router would: a graph, its limits, and the health it
 /// keeps across tasks (so a breaker opened in one session is probed and closes in a later one).
-struct Router {
-    graph: ToolGraph,
-    config: SessionConfig,
-    health: Option<HealthBook>,
-    /// The router's clock, carried from session to session.
+/// Sessions that share one router: its graph, limits and one live health, and a clock carried
+/// from session to session.
+struct Group {
+    router: Router,
     now: u64,
 }
 
-impl Router {
-    fn new(rng: &mut SplitMix64) -> Router {
+impl Group {
+    fn new(rng: &mut SplitMix64) -> Group {
         let spec = if rng.below(3) == 0 {
             // ToolMaze tasks (substitute groups, parallel branches joined), with their validators.
             let c = Complexity::ALL[rng.below(4) as usize];
@@ -202,7 +202,9 @@ impl Router {
         if rng.below(2) == 0 {
             config.breaker = BreakerConfig { cooldown_ms: 50 + rng.below(2_000), ..BreakerConfig::default() };
         }
-        Router { graph, config, health: None, now: 0 }
+        let router = Router::with_parts(graph, config, Monitors::default())
+            .unwrap_or_else(|e| panic!("generated limits refused: {e}"));
+        Group { router, now: 0 }
     }
 }
 
@@ -282,29 +284,26 @@ fn fold(digest: u64, x: u64) -> u64 {
 
 /// Runs session `i` on the router's graph and health, and checks it. Errors name the first
 /// breach. With `dump`, prints the graph and the events.
-fn run(i: u64, seed: u64, router: &mut Router, totals: &mut Totals, dump: bool) -> Result<(), String> {
+fn run(i: u64, seed: u64, group: &mut Group, totals: &mut Totals, dump: bool) -> Result<(), String> {
     let mut rng = SplitMix64::new(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let graph = router.graph.clone();
-    let config = router.config;
+    let graph = group.router.graph().clone();
+    let config = *group.router.config();
     let task = task(&mut rng, &graph);
     let start = task.start.as_deref().and_then(|id| graph.index(id)).unwrap_or(graph.start());
     if dump {
         println!("{}\n{task:?}\n{config:?}", graph.to_json());
     }
-    let health = router.health.take().unwrap_or_else(|| HealthBook::new(&graph, config.breaker));
     // Tasks arrive seconds to minutes apart: breakers opened by the last one cool down.
-    router.now += rng.below(90_000);
-    let mut s = Session::with_parts(graph.clone(), task, health, config, Monitors::default(), router.now)
-        .map_err(|e| format!("session refused: {e}"))?;
-    let result = drive(&mut s, &mut rng, &graph, start, &config, &mut router.now, totals, dump);
-    router.health = Some(s.into_health());
-    result
+    group.now += rng.below(90_000);
+    let mut s = group.router.start(task, group.now).map_err(|e| format!("session refused: {e}"))?;
+    drive(&mut group.router, &mut s, &mut rng, &graph, start, &config, &mut group.now, totals, dump)
 }
 
 /// The host: performs the calls (random outcomes), answers escalations, now and then misbehaves.
 #[allow(clippy::too_many_arguments)]
 fn drive(
-    s: &mut Session,
+    router: &mut Router,
+    s: &mut Run,
     rng: &mut SplitMix64,
     graph: &ToolGraph,
     start: usize,
@@ -323,12 +322,15 @@ fn drive(
         // Hostile host moves, about one step in a hundred: each must be refused, not panic.
         if rng.below(100) == 0 {
             let refused = match rng.below(3) {
-                0 => s.report("no-such-tool", ToolResult::ok(json!({}), 1.0), now).is_err(),
+                0 => router.report(s, "no-such-tool", ToolResult::ok(json!({}), 1.0), now).is_err(),
                 1 => {
                     let id = graph.id(rng.below(graph.node_count() as u64) as usize).to_string();
-                    in_flight.contains(&id) || s.report(&id, ToolResult::ok(json!({}), 1.0), now).is_err()
+                    in_flight.contains(&id)
+                        || router.report(s, &id, ToolResult::ok(json!({}), 1.0), now).is_err()
                 }
-                _ => s.escalation().is_some() || s.resolve_escalation(Decision::Approve, now).is_err(),
+                _ => {
+                    s.escalation().is_some() || router.resolve_escalation(s, Decision::Approve, now).is_err()
+                }
             };
             if !refused {
                 return Err("a bad report or decision was accepted".into());
@@ -340,7 +342,7 @@ fn drive(
             let tool = in_flight.swap_remove(rng.below(in_flight.len() as u64) as usize);
             // Now and then the host's clock is behind the session's: held, never reordered.
             let at = if rng.below(20) == 0 { now.saturating_sub(500) } else { now };
-            match s.report(&tool, call(rng, fail_rate), at) {
+            match router.report(s, &tool, call(rng, fail_rate), at) {
                 Ok(()) => {}
                 // The task ended with this call still out (goal reached on another branch, or
                 // aborted): the late report is refused, as it should be.
@@ -349,7 +351,7 @@ fn drive(
             }
             continue;
         }
-        match s.next(now) {
+        match router.next(s, now).map_err(|e| format!("next refused: {e}"))? {
             Action::CallTools { calls } => {
                 if calls.is_empty() {
                     return Err("CallTools with no call".into());
@@ -379,7 +381,7 @@ fn drive(
                     9 => Decision::HandOff { to: "a person".into() },
                     _ => Decision::Abort { message: "soak: stop".into() },
                 };
-                s.resolve_escalation(d, now).map_err(|e| format!("decision refused: {e}"))?;
+                router.resolve_escalation(s, d, now).map_err(|e| format!("decision refused: {e}"))?;
             }
             Action::Finished { outcome } => {
                 if dump {
@@ -400,14 +402,14 @@ fn drive(
 }
 
 /// The router of session `i`'s group.
-fn router(i: u64, seed: u64) -> Router {
+fn group(i: u64, seed: u64) -> Group {
     let group = i / ROUTER_SESSIONS;
-    Router::new(&mut SplitMix64::new(seed.rotate_left(17) ^ group.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+    Group::new(&mut SplitMix64::new(seed.rotate_left(17) ^ group.wrapping_mul(0xD1B5_4A32_D192_ED03)))
 }
 
 /// The invariants of a finished session.
 fn check(
-    s: &Session,
+    s: &Run,
     graph: &ToolGraph,
     start: usize,
     config: &SessionConfig,
@@ -421,9 +423,8 @@ fn check(
     totals.observability_checks += 1;
     // A success has no required step missing.
     if outcome.status != Status::Escalated {
-        let done: Vec<usize> = s.completed().filter_map(|id| graph.index(id)).collect();
         let goal = graph.index(&outcome.goal).ok_or("outcome names an unknown goal")?;
-        audit_completion(graph, start, &done, goal)
+        audit_completion(graph, start, s.completion(), goal)
             .map_err(|e| format!("{:?} with a step missing: {e}", outcome.status))?;
         totals.completion_audits += 1;
     }
@@ -481,7 +482,7 @@ fn main() -> ExitCode {
     let seed = a.seed;
     if let Some(i) = a.only {
         // The sessions before it in its router's group made the health it starts from.
-        let mut r = router(i, seed);
+        let mut r = group(i, seed);
         let mut totals = Totals::default();
         for j in i - i % ROUTER_SESSIONS..i {
             let _ = run(j, seed, &mut r, &mut totals, false);
@@ -500,11 +501,11 @@ fn main() -> ExitCode {
     let mut breaches: Vec<Breach> = Vec::new();
     let mut breach_count = 0u64;
     let mut rss_warm = None;
-    let mut r = router(0, seed);
+    let mut r = group(0, seed);
     for i in 0..a.sessions {
         CURRENT.store(i, Ordering::Relaxed);
         if i % ROUTER_SESSIONS == 0 {
-            r = router(i, seed);
+            r = group(i, seed);
         }
         if let Err(what) = run(i, seed, &mut r, &mut totals, false) {
             breach_count += 1;

@@ -2,10 +2,11 @@
 //! and control-flow fault injection.
 
 use serde_json::json;
-use shr_core::cyclic::{self, CyclicMetrics};
-use shr_core::event::{check_observability, EventKind};
+use shr_core::check_observability;
+use shr_core::event::EventKind;
 use shr_core::monitor::repeated_cycle;
 use shr_core::{Action, EscalationReason, Session, SessionConfig, SignalKind, Task, ToolGraph, ToolResult};
+use shr_eval::cyclic::{self, CyclicMetrics};
 
 fn search_verify() -> ToolGraph {
     cyclic::examples().into_iter().find(|e| e.id == "search_verify").unwrap().graph
@@ -13,15 +14,8 @@ fn search_verify() -> ToolGraph {
 
 /// Drives a session where `verify` answers from `verdicts` in turn.
 fn drive(graph: ToolGraph, config: SessionConfig, verdicts: &[&str]) -> Session {
-    let mut s = Session::with_parts(
-        graph.clone(),
-        Task::default(),
-        shr_core::HealthBook::new(&graph, config.breaker),
-        config,
-        shr_core::Monitors::default(),
-        0,
-    )
-    .unwrap();
+    let mut s = Session::with_parts(graph.clone(), Task::default(), config, shr_core::Monitors::default(), 0)
+        .unwrap();
     let mut verdicts = verdicts.iter();
     let mut now = 0;
     for _ in 0..100 {

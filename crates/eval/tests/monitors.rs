@@ -4,7 +4,7 @@
 use serde_json::json;
 use shr_core::event::EventKind;
 use shr_core::monitor::{compete, MonitorKind, Signal, SignalKind};
-use shr_core::scenario::{self, Executor};
+use shr_eval::scenario::{self, Executor};
 
 fn sig(source: MonitorKind, priority: f64) -> Signal {
     Signal { source, priority, kind: SignalKind::Intent { intent: "x".into() } }
@@ -81,21 +81,22 @@ fn every_signal_is_an_event_and_each_decision_point_has_one_winner() {
 
 #[test]
 fn a_tool_whose_breaker_is_open_from_earlier_tasks_is_routed_around() {
-    use shr_core::{Action, HealthBook, Monitors, Session, SessionConfig, Task};
+    use shr_core::{Action, Router, Task};
     let s = scenario::get("S1").unwrap();
     let g = s.graph.clone();
-    let mut health = HealthBook::new(&g, Default::default());
-    health.trip(g.index("email").unwrap(), 0);
-    let mut session =
-        Session::with_parts(g, Task::default(), health, SessionConfig::default(), Monitors::default(), 10)
-            .unwrap();
+    let email = g.index("email").unwrap();
+    let mut router = Router::new(g);
+    router.mark_down(email, 0);
+    let mut run = router.start(Task::default(), 10).unwrap();
     let mut calls = Vec::new();
     for _ in 0..10 {
-        match session.next(10) {
+        match router.next(&mut run, 10).unwrap() {
             Action::CallTools { calls: c } => {
                 for call in c {
                     calls.push(call.tool.clone());
-                    session.report(&call.tool, shr_core::ToolResult::ok(json!({}), 1.0), 10).unwrap();
+                    router
+                        .report(&mut run, &call.tool, shr_core::ToolResult::ok(json!({}), 1.0), 10)
+                        .unwrap();
                 }
             }
             _ => break,

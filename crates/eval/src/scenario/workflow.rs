@@ -2,7 +2,7 @@
 //! fallback edges a careful team codes (one alternative per step, coded handlers for the
 //! business cases it anticipates) and nothing else. A failure it has no edge for makes it skip
 //! the step and still report success; that silent failure is detected afterwards by auditing
-//! the completed steps against the graph ([`crate::session::audit_completion`]), never by a
+//! the completed steps against the graph ([`shr_core::audit_completion`]), never by a
 //! flag in the scenario.
 
 use alloc::string::String;
@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Executor, MockTools, RunReport, Scenario};
-use crate::graph::{NodeIx, ToolGraph};
-use crate::session::{audit_completion, Status, ToolResult};
+use shr_core::graph::{NodeIx, ToolGraph};
+use shr_core::{audit_completion, Status, ToolResult};
 
 /// A coded detour: call these tools, then claim this goal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,14 +57,15 @@ pub struct Workflow {
 }
 
 impl Workflow {
-    /// Checks that every tool and goal named exists. Errors are (field path, message).
-    pub fn check(&self, graph: &ToolGraph) -> Result<(), (String, String)> {
+    /// Checks that every tool and goal named exists; the error names the first that does not,
+    /// with its field path in `file` (`workflow.steps[2].fallback`).
+    pub fn check(&self, graph: &ToolGraph, file: &str) -> Result<(), super::ScenarioError> {
         use alloc::format;
         let known = |at: String, id: &str| {
             if graph.index(id).is_some() {
                 Ok(())
             } else {
-                Err((at, format!("unknown node `{id}`")))
+                Err(super::err(file, &format!("workflow.{at}"), format!("unknown node `{id}`")))
             }
         };
         known("goal".into(), &self.goal)?;

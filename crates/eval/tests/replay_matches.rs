@@ -4,12 +4,12 @@
 
 use shr_core::algo::{Dijkstra, Trace};
 use shr_core::health::{BreakerConfig, HealthBook};
-use shr_core::scenario;
+use shr_eval::scenario;
 
 #[test]
 fn the_replayed_route_is_the_route_taken_on_every_scenario() {
     let mut checked = 0;
-    for sc in scenario::pack() {
+    for sc in scenario::pack().unwrap() {
         let g = &sc.graph;
         for down in core::iter::once(None).chain((0..g.node_count()).map(Some)) {
             let mut health = HealthBook::new(g, BreakerConfig::default());

@@ -4,10 +4,10 @@ use serde_json::json;
 use shr_core::event::EventKind;
 use shr_core::health::{BreakerConfig, HealthBook};
 use shr_core::monitor::Monitors;
-use shr_core::scenario::{self, Executor};
 use shr_core::{
-    Action, Decision, EscalationReason, Session, SessionConfig, Status, Task, ToolGraph, ToolResult,
+    Action, Decision, EscalationReason, Router, Session, SessionConfig, Status, Task, ToolGraph, ToolResult,
 };
+use shr_eval::scenario::{self, Executor};
 
 fn calls_of(events: &[shr_core::Event], tool: &str) -> usize {
     events.iter().filter(|e| matches!(&e.kind, EventKind::ToolCalled { tool: t, .. } if t == tool)).count()
@@ -66,16 +66,10 @@ fn pay_graph() -> ToolGraph {
 }
 
 fn first_call(graph: &ToolGraph, health: HealthBook, now: u64) -> String {
-    let mut s = Session::with_parts(
-        graph.clone(),
-        Task::default(),
-        health,
-        SessionConfig::default(),
-        Monitors::default(),
-        now,
-    )
-    .unwrap();
-    match s.next(now) {
+    let mut router =
+        Router::with_health(graph.clone(), health, SessionConfig::default(), Monitors::default()).unwrap();
+    let mut run = router.start(Task::default(), now).unwrap();
+    match router.next(&mut run, now).unwrap() {
         Action::CallTools { calls } => calls[0].tool.clone(),
         other => panic!("{other:?}"),
     }

@@ -10,10 +10,12 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::graph::{NodeIx, ToolGraph};
-use crate::rng::SplitMix64;
-use crate::session::{Action, Decision, Session, SessionConfig, Status, Task, ToolResult};
-use crate::{HealthBook, Millis, Monitors};
+use shr_core::graph::{NodeIx, ToolGraph};
+use shr_core::rng::SplitMix64;
+use shr_core::{
+    Call, Decision, EscalationRequest, Host, Performed, Session, SessionConfig, Status, Task, ToolResult,
+};
+use shr_core::{Millis, Monitors};
 
 /// Which mock world answers the tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,23 +132,56 @@ pub struct CyclicRun {
     pub escalated: bool,
     /// The session's outcome (`None` if it did not finish within the run's step limit).
     #[serde(skip)]
-    pub outcome: Option<crate::session::Outcome>,
+    pub outcome: Option<shr_core::Outcome>,
     /// The session's events, for replay (the visualizer draws visits and revisits from them).
     #[serde(skip)]
-    pub events: Vec<crate::event::Event>,
+    pub events: Vec<shr_core::event::Event>,
     /// Each escalation (budget or thrash) and the answer it got.
     #[serde(skip)]
     pub escalations: Vec<crate::scenario::EscalationRecord>,
 }
 
+/// The host of a cyclic run: the mock world, and control-flow faults (with probability `p` a
+/// step is redirected to another tool, seed 004).
+struct CyclicHost {
+    world: WorldState,
+    rng: SplitMix64,
+    p: f64,
+    tools: Vec<NodeIx>,
+    redirects: u32,
+    escalations: Vec<crate::scenario::EscalationRecord>,
+}
+
+impl Host for CyclicHost {
+    fn call(&mut self, _: &ToolGraph, call: &Call, _: Millis) -> Performed {
+        Performed { result: ToolResult::ok(self.world.call(&call.tool), 10.0), latency_ms: 10 }
+    }
+
+    fn escalate(&mut self, _: &ToolGraph, request: &EscalationRequest, _: Millis) -> Decision {
+        let stop = Decision::Abort { message: "budget or thrash: stop".into() };
+        self.escalations
+            .push(crate::scenario::EscalationRecord { request: request.clone(), decision: stop.clone() });
+        stop
+    }
+
+    fn redirect(&mut self, graph: &ToolGraph, call: &Call, _: Millis) -> Option<String> {
+        if !(self.rng.unit() < self.p && self.tools.len() > 1) {
+            return None;
+        }
+        let others: Vec<NodeIx> = self.tools.iter().copied().filter(|&t| graph.id(t) != call.tool).collect();
+        let to = *others.get(self.rng.below(others.len() as u64) as usize)?;
+        self.redirects += 1;
+        Some(graph.id(to).to_string())
+    }
+}
+
 /// Runs an example once with redirect probability `p`.
 pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
     let mut rng = SplitMix64::new(seed);
-    let mut world = WorldState::new(example.world, &mut rng);
+    let world = WorldState::new(example.world, &mut rng);
     let graph = &example.graph;
     let tools: Vec<NodeIx> = (0..graph.node_count()).filter(|&v| graph.node(v).tool).collect();
     let config = SessionConfig { tool_budget: 30, ..SessionConfig::default() };
-    let health = HealthBook::new(graph, config.breaker);
     let mut run = CyclicRun {
         success: false,
         tool_calls: 0,
@@ -157,52 +192,15 @@ pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
         events: Vec::new(),
         escalations: Vec::new(),
     };
-    let Ok(mut session) =
-        Session::with_parts(graph.clone(), Task::default(), health, config, Monitors::default(), 0)
+    let Ok(mut session) = Session::with_parts(graph.clone(), Task::default(), config, Monitors::default(), 0)
     else {
         return run;
     };
-    let mut now: Millis = 0;
-    for _ in 0..500 {
-        match session.next(now) {
-            Action::CallTools { calls } => {
-                for mut call in calls {
-                    now += 10;
-                    let mut redirected = false;
-                    if rng.unit() < p && tools.len() > 1 {
-                        let others: Vec<NodeIx> =
-                            tools.iter().copied().filter(|&t| graph.id(t) != call.tool).collect();
-                        let to = others[rng.below(others.len() as u64) as usize];
-                        match session.redirect(graph.id(to), now) {
-                            Ok(c) => {
-                                call = c;
-                                run.redirects += 1;
-                                redirected = true;
-                            }
-                            Err(_) => break,
-                        }
-                    }
-                    let output = world.call(&call.tool);
-                    if session.report(&call.tool, ToolResult::ok(output, 10.0), now).is_err() {
-                        break;
-                    }
-                    // A redirect replaces the whole batch.
-                    if redirected {
-                        break;
-                    }
-                }
-            }
-            Action::Escalate { request } => {
-                run.escalated = true;
-                let stop = Decision::Abort { message: "budget or thrash: stop".into() };
-                run.escalations.push(crate::scenario::EscalationRecord { request, decision: stop.clone() });
-                if session.resolve_escalation(stop, now).is_err() {
-                    break;
-                }
-            }
-            Action::Wait | Action::Finished { .. } => break,
-        }
-    }
+    let mut host = CyclicHost { world, rng, p, tools, redirects: 0, escalations: Vec::new() };
+    session.drive(&mut host, 0);
+    run.redirects = host.redirects;
+    run.escalated = !host.escalations.is_empty();
+    run.escalations = host.escalations;
     run.success = session.outcome().is_some_and(|o| o.status == Status::Completed);
     run.tool_calls = session.tool_calls();
     run.visits = session

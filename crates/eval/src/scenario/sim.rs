@@ -1,5 +1,5 @@
-//! Mock tools and a deterministic mock LLM, and the host loop that drives a [`Session`] with
-//! them. The same loop shape is what a real host runs with real tools.
+//! Mock tools and a deterministic mock LLM, the scenario's host for the core's one host loop
+//! ([`shr_core::drive()`]).
 
 use alloc::format;
 use alloc::string::ToString;
@@ -7,9 +7,9 @@ use alloc::vec::Vec;
 use serde_json::json;
 
 use super::{EscalationRecord, Executor, LlmRule, RunReport, Scenario};
-use crate::graph::{NodeIx, ToolGraph};
-use crate::session::{Action, Decision, EscalationRequest, Session, Status, ToolResult};
-use crate::Millis;
+use shr_core::graph::{NodeIx, ToolGraph};
+use shr_core::Millis;
+use shr_core::{Call, Decision, EscalationRequest, Host, Performed, Session, Status, ToolResult};
 
 /// Mock tools: every tool succeeds unless the scenario injects a failure for it.
 #[derive(Clone, Debug)]
@@ -91,40 +91,33 @@ impl MockLlm {
     }
 }
 
-/// Drives a session to the end with mock tools and the mock LLM. Concurrent calls of one batch
-/// start together and are reported in the order given; the clock advances by each latency.
-pub(super) fn drive(scenario: &Scenario, session: &mut Session) -> Vec<EscalationRecord> {
-    let graph = scenario.graph.clone();
-    let mut tools = MockTools::new(&graph, scenario);
-    let mut escalations = Vec::new();
-    let mut now: Millis = 0;
-    // Bounded: a session finishes within its tool and escalation budgets.
-    for _ in 0..10_000 {
-        match session.next(now) {
-            Action::CallTools { calls } => {
-                let start = now;
-                for call in calls {
-                    let Some(v) = graph.index(&call.tool) else { break };
-                    let result = tools.call(&graph, v);
-                    let done = start.max(call.not_before) + MockTools::latency(v) as Millis;
-                    now = now.max(done);
-                    if session.report(&call.tool, result, now).is_err() {
-                        break;
-                    }
-                }
-            }
-            Action::Escalate { request } => {
-                let decision = scenario.llm.decide(&graph, &request);
-                escalations.push(EscalationRecord { request, decision: decision.clone() });
-                if session.resolve_escalation(decision, now).is_err() {
-                    break;
-                }
-            }
-            Action::Wait => break,
-            Action::Finished { .. } => break,
-        }
+/// The scenario's host: its mock tools and its mock LLM, keeping every escalation it answers.
+#[derive(Debug)]
+pub struct ScenarioHost<'a> {
+    scenario: &'a Scenario,
+    tools: MockTools,
+    pub escalations: Vec<EscalationRecord>,
+}
+
+impl<'a> ScenarioHost<'a> {
+    pub fn new(scenario: &'a Scenario) -> Self {
+        ScenarioHost { scenario, tools: MockTools::new(&scenario.graph, scenario), escalations: Vec::new() }
     }
-    escalations
+}
+
+impl Host for ScenarioHost<'_> {
+    fn call(&mut self, graph: &ToolGraph, call: &Call, _at: Millis) -> Performed {
+        let Some(v) = graph.index(&call.tool) else {
+            return Performed { result: ToolResult::outage("no such tool"), latency_ms: 0 };
+        };
+        Performed { result: self.tools.call(graph, v), latency_ms: MockTools::latency(v) as Millis }
+    }
+
+    fn escalate(&mut self, graph: &ToolGraph, request: &EscalationRequest, _now: Millis) -> Decision {
+        let decision = self.scenario.llm.decide(graph, request);
+        self.escalations.push(EscalationRecord { request: request.clone(), decision: decision.clone() });
+        decision
+    }
 }
 
 pub(super) fn run_shr(scenario: &Scenario) -> RunReport {
@@ -132,8 +125,9 @@ pub(super) fn run_shr(scenario: &Scenario) -> RunReport {
         Ok(s) => s,
         Err(e) => return RunReport::failed(scenario, Executor::Shr, e.to_string()),
     };
-    let escalations = drive(scenario, &mut session);
-    report_from(scenario, Executor::Shr, &session, escalations)
+    let mut host = ScenarioHost::new(scenario);
+    session.drive(&mut host, 0);
+    report_from(scenario, Executor::Shr, &session, host.escalations)
 }
 
 /// A report from a finished session.
@@ -149,8 +143,7 @@ pub(super) fn report_from(
     let completed: Vec<NodeIx> = session.completed().filter_map(|id| scenario.graph.index(id)).collect();
     let goal = scenario.graph.index(&o.goal).unwrap_or(0);
     let silent = o.status != Status::Escalated
-        && crate::session::audit_completion(&scenario.graph, scenario.graph.start(), &completed, goal)
-            .is_err();
+        && shr_core::audit_completion(&scenario.graph, scenario.graph.start(), &completed, goal).is_err();
     RunReport {
         scenario: scenario.id.clone(),
         executor,
@@ -174,7 +167,7 @@ fn lost_in_fan_out(scenario: &Scenario, session: &Session) -> u32 {
     session
         .events()
         .iter()
-        .filter(|e| matches!(&e.kind, crate::event::EventKind::ToolFailed { tool, .. } if fan_out.contains(&tool.as_str())))
+        .filter(|e| matches!(&e.kind, shr_core::event::EventKind::ToolFailed { tool, .. } if fan_out.contains(&tool.as_str())))
         .count() as u32
 }
 

@@ -2,11 +2,12 @@
 //! streams), validators catching implicit failures, and the ToolMaze matrix properties.
 
 use serde_json::json;
-use shr_core::event::{check_observability, to_json_lines};
-use shr_core::perturb::{self, Complexity, Mode};
+use shr_core::check_observability;
+use shr_core::event::to_json_lines;
 use shr_core::{
     Action, Category, Decision, EscalationReason, Session, Status, Task, ToolFailure, ToolGraph, ToolResult,
 };
+use shr_eval::perturb::{self, Complexity, Mode};
 
 /// start -> book (retry 2) | book_alt (cost 3) -> done. `book` validates its output.
 fn graph() -> ToolGraph {

@@ -1,8 +1,8 @@
 //! The paper's 19 scenarios (seed 000, section 3) as data, and the three executors that run
-//! them on the same mock tools: SHR (the [`crate::Session`]), a ReAct agent, and a static
+//! them on the same mock tools: SHR (the [`shr_core::Session`]), a ReAct agent, and a static
 //! workflow with single-failure fallback edges.
 //!
-//! Scenario files live in `crates/core/scenarios/`: one file per domain (graph, static workflow,
+//! Scenario files live in `crates/eval/scenarios/`: one file per domain (graph, static workflow,
 //! the mock LLM's decision table) and one per scenario (context, injected failures, expected
 //! outcome, the paper's figures). Every count a [`RunReport`] holds is produced by running.
 
@@ -18,12 +18,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::event::Event;
-use crate::graph::{GraphSpec, ToolGraph};
-use crate::session::{Decision, EscalationReason, EscalationRequest, Status, Task};
+use shr_core::event::Event;
+use shr_core::graph::{GraphSpec, ToolGraph};
+use shr_core::{Decision, EscalationReason, EscalationRequest, Status, Task};
 
 pub use react::{as_react, react_llm_calls};
-pub use sim::{MockLlm, MockTools};
+pub use sim::{MockLlm, MockTools, ScenarioHost};
 pub use workflow::Workflow;
 
 /// A scenario or domain file could not be used. Names the file and the field.
@@ -139,7 +139,7 @@ impl Domain {
         let spec: GraphSpec = field(file, &obj, "graph")?;
         let graph = ToolGraph::from_spec(spec).map_err(|e| err(file, "graph", e.to_string()))?;
         let workflow: Workflow = field(file, &obj, "workflow")?;
-        workflow.check(&graph).map_err(|(f, m)| err(file, &format!("workflow.{f}"), m))?;
+        workflow.check(&graph, file)?;
         let rules: Vec<LlmRule> = field(file, &obj, "mock_llm")?;
         for (i, r) in rules.iter().enumerate() {
             let at = format!("mock_llm[{i}]");
@@ -300,21 +300,27 @@ pub fn domains() -> Result<Vec<Domain>, ScenarioError> {
     DOMAIN_FILES.iter().map(|(name, text)| Domain::from_json(name, &format!("{name}.json"), text)).collect()
 }
 
-/// The 19 embedded scenarios, in the paper's order.
-pub fn try_pack() -> Result<Vec<Scenario>, ScenarioError> {
-    let domains = domains()?;
-    SCENARIO_FILES.iter().map(|(file, text)| Scenario::from_json(file, text, &domains)).collect()
+/// The 19 embedded scenarios, in the paper's order: parsed once, then shared. An embedded file
+/// that does not parse is an error naming it, every time it is asked for.
+pub fn pack() -> Result<&'static [Scenario], ScenarioError> {
+    static PACK: std::sync::OnceLock<Result<Vec<Scenario>, ScenarioError>> = std::sync::OnceLock::new();
+    let parsed = PACK.get_or_init(|| {
+        let domains = domains()?;
+        SCENARIO_FILES.iter().map(|(file, text)| Scenario::from_json(file, text, &domains)).collect()
+    });
+    match parsed {
+        Ok(pack) => Ok(pack),
+        Err(e) => Err(e.clone()),
+    }
 }
 
-/// The 19 embedded scenarios. The embedded files are checked by the test suite, so this is
-/// empty only if the crate was built from broken data.
-pub fn pack() -> Vec<Scenario> {
-    try_pack().unwrap_or_default()
-}
-
-/// One embedded scenario by id (`"S2"`).
-pub fn get(id: &str) -> Option<Scenario> {
-    pack().into_iter().find(|s| s.id.eq_ignore_ascii_case(id))
+/// One embedded scenario by id (`"S2"`, any case).
+pub fn get(id: &str) -> Result<Scenario, ScenarioError> {
+    pack()?
+        .iter()
+        .find(|s| s.id.eq_ignore_ascii_case(id))
+        .cloned()
+        .ok_or_else(|| err("", "id", format!("no embedded scenario `{id}` (S1-S7, T1-T6, M1-M6)")))
 }
 
 /// Which executor ran.
@@ -418,7 +424,7 @@ fn judge(scenario: &Scenario, report: &mut RunReport) {
         if got != want.escalations {
             problems.push(format!("escalations {got:?}, expected {:?}", want.escalations));
         }
-        if let Err(b) = crate::event::check_observability(&report.events) {
+        if let Err(b) = shr_core::check_observability(&report.events) {
             problems.push(format!(
                 "ToolFailed of `{}` (event {}) has no reroute, retry or escalation",
                 b.tool, b.seq

@@ -4,12 +4,13 @@
 
 use std::collections::BTreeSet;
 
-use shr_core::event::{check_observability, to_json_lines, EventKind};
-use shr_core::scenario::{self, Domain, Executor, Scenario};
+use shr_core::check_observability;
+use shr_core::event::{to_json_lines, EventKind};
 use shr_core::Status;
+use shr_eval::scenario::{self, Domain, Executor, Scenario};
 
 fn pack() -> Vec<Scenario> {
-    scenario::try_pack().expect("embedded scenario files parse")
+    scenario::pack().map(|p| p.to_vec()).expect("embedded scenario files parse")
 }
 
 fn ids(pred: impl Fn(&Scenario) -> bool) -> BTreeSet<String> {

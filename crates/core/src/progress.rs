@@ -1,0 +1,31 @@
+//! What a task has done to each node of its graph, as its run and its monitors see it.
+
+use serde_json::Value;
+
+/// One node's state in a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeState {
+    pub(crate) completed: bool,
+    /// Failed (service), refused (policy) or known bad in this task: never routed through again
+    /// in this task, whatever its breaker says later.
+    pub(crate) avoided: bool,
+    /// An edge of the run has left it (so it is not the tip of a branch).
+    pub(crate) left: bool,
+    pub(crate) retries_used: u32,
+    pub(crate) visits: u32,
+    /// Its last result, for edge guards.
+    pub(crate) output: Option<Value>,
+}
+
+impl NodeState {
+    pub fn is_completed(&self) -> bool {
+        self.completed
+    }
+    /// Whether this task routes around the tool for good.
+    pub fn is_avoided(&self) -> bool {
+        self.avoided
+    }
+    pub fn visits(&self) -> u32 {
+        self.visits
+    }
+}

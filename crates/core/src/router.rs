@@ -1,0 +1,251 @@
+//! The router: a tool graph with one live health, shared by every run it drives.
+//!
+//! A `Router` holds the graph, the [`HealthBook`] every run and every host observation feeds,
+//! the session limits and monitors, and the buffers of its point-to-point route. Runs
+//! ([`Run`]) hold only their own task's state and are driven through the router that started
+//! them, so an outcome one run reports changes the weights every other run routes on at its
+//! next decision: there is no copy of the health to hand back, and nothing to merge.
+//!
+//! # Method families
+//! - **Build**: [`Router::new`], [`Router::with_parts`], [`Router::with_health`].
+//! - **Route** (one query, no task): [`Router::route`] over live weights.
+//! - **Observe** (outcomes seen outside a run): [`Router::mark_down`], [`Router::mark_up`],
+//!   [`Router::record`]; [`Router::advance`] lets cooldowns pass.
+//! - **Drive runs**: [`Router::start`], then [`Router::next`] / [`Router::report`] /
+//!   [`Router::resolve_escalation`] per run, in the order the [`crate::session`] docs give.
+//! - **Read**: [`Router::graph`], [`Router::health`], [`Router::config`].
+//!
+//! `Router` is `Send` but holds no lock: a multi-threaded host wraps it in its own
+//! `Mutex<Router>` and keeps each `Run` beside it (a run is driven only with the router locked).
+//!
+//! ```
+//! use shr_core::{Router, ToolGraph, Task, Action, ToolResult};
+//! let g = ToolGraph::from_json(r#"{"nodes":[{"id":"s","tool":false},{"id":"a"},{"id":"b"},
+//!   {"id":"g","tool":false}], "edges":[{"from":"s","to":"a","cost":1},{"from":"s","to":"b","cost":2},
+//!   {"from":"a","to":"g"},{"from":"b","to":"g"}], "start":"s","goal":"g"}"#).unwrap();
+//! let mut router = Router::new(g);
+//! let (mut one, mut two) = (router.start(Task::default(), 0).unwrap(), router.start(Task::default(), 0).unwrap());
+//! let Ok(Action::CallTools { calls }) = router.next(&mut one, 0) else { panic!() };
+//! assert_eq!(calls[0].tool, "a");
+//! router.report(&mut one, "a", ToolResult::outage("503"), 5).unwrap();
+//! // The other run learns at once: it goes straight to `b`.
+//! let Ok(Action::CallTools { calls }) = router.next(&mut two, 6) else { panic!() };
+//! assert_eq!(calls[0].tool, "b");
+//! ```
+
+use alloc::vec::Vec;
+
+use crate::algo::{Dijkstra, Observer, Plan};
+use crate::error::{ConfigError, SessionError};
+use crate::graph::{NodeIx, ToolGraph};
+use crate::health::{HealthBook, Transition, WeightMemo};
+use crate::monitor::Monitors;
+use crate::session::{Env, Run};
+use crate::vocab::{Action, Call, Decision, SessionConfig, Task, ToolResult};
+use crate::Millis;
+
+/// An outcome a host observed outside a run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Observation {
+    /// A success, with its latency: feeds the rolling latency and the breaker.
+    Success { latency_ms: f64 },
+    /// A failure that counts toward the breaker's thresholds.
+    Failure,
+    /// A hard failure: the breaker opens at once.
+    Outage,
+}
+
+/// A tool graph with one live health. See the module docs.
+#[derive(Debug)]
+pub struct Router {
+    graph: ToolGraph,
+    health: HealthBook,
+    config: SessionConfig,
+    monitors: Monitors,
+    /// Reused by [`Router::route`] so a route allocates nothing new.
+    search: Dijkstra,
+    plan: Plan,
+    /// Live weights kept between routes while the health holds still; forgotten by every
+    /// change to the health.
+    memo: WeightMemo,
+}
+
+impl Router {
+    /// A router on fresh health, with default limits and monitors.
+    pub fn new(graph: ToolGraph) -> Router {
+        let config = SessionConfig::default();
+        Router::build(graph, config, Monitors::default())
+    }
+
+    /// A router with given limits and monitors; its health uses `config.breaker`.
+    pub fn with_parts(
+        graph: ToolGraph,
+        config: SessionConfig,
+        monitors: Monitors,
+    ) -> Result<Router, ConfigError> {
+        config.check()?;
+        Ok(Router::build(graph, config, monitors))
+    }
+
+    /// A router that starts from a given health (kept from an earlier router of the same
+    /// graph, say). A health of another size is refused, never silently replaced.
+    pub fn with_health(
+        graph: ToolGraph,
+        health: HealthBook,
+        config: SessionConfig,
+        monitors: Monitors,
+    ) -> Result<Router, ConfigError> {
+        config.check()?;
+        if health.len() != graph.node_count() {
+            return Err(ConfigError::new(
+                "health",
+                alloc::format!("holds {} tools, the graph has {} nodes", health.len(), graph.node_count()),
+            ));
+        }
+        let mut router = Router::build(graph, config, monitors);
+        router.health = health;
+        Ok(router)
+    }
+
+    fn build(graph: ToolGraph, config: SessionConfig, monitors: Monitors) -> Router {
+        Router {
+            health: HealthBook::new(&graph, config.breaker),
+            graph,
+            config,
+            monitors,
+            search: Dijkstra::new(),
+            plan: Plan::default(),
+            memo: WeightMemo::default(),
+        }
+    }
+
+    pub fn graph(&self) -> &ToolGraph {
+        &self.graph
+    }
+    pub fn health(&self) -> &HealthBook {
+        &self.health
+    }
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// The cheapest route from `from` to `to` over live weights, with breakers brought up to
+    /// `now`; `None` when no healthy route exists. The plan is the router's, valid until its
+    /// next call.
+    pub fn route(&mut self, from: NodeIx, to: NodeIx, now: Millis) -> Option<&Plan> {
+        self.route_observed(from, to, now, &mut ())
+    }
+
+    /// [`Router::route`], telling `observer` every step of the search (a [`crate::Trace`]
+    /// records them for a replay; a recording observer gets the one-sided search).
+    pub fn route_observed<O: Observer + ?Sized>(
+        &mut self,
+        from: NodeIx,
+        to: NodeIx,
+        now: Millis,
+        observer: &mut O,
+    ) -> Option<&Plan> {
+        self.advance(now);
+        self.memo.refresh(&self.graph, &mut self.health, now);
+        let weights = self.memo.weights(&self.graph, &self.health, now);
+        let found = self.search.route_into(&self.graph, &[from], to, &weights, observer, &mut self.plan);
+        found.then_some(&self.plan)
+    }
+
+    /// The plan of the last route that found one.
+    pub fn last_route(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Lets time pass for every breaker: an OPEN one whose cooldown is over is HALF_OPEN now.
+    /// Runs do this at each decision; a router between runs is asked by nobody else, so every
+    /// view of its health asks first. Returns the transitions.
+    pub fn advance(&mut self, now: Millis) -> Vec<(NodeIx, Transition)> {
+        let mut changed = Vec::new();
+        self.health.poll(now, &mut changed);
+        if !changed.is_empty() {
+            self.memo.forget();
+        }
+        changed
+    }
+
+    /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a
+    /// probe through or [`Router::mark_up`] is called.
+    pub fn mark_down(&mut self, tool: NodeIx, now: Millis) -> Option<Transition> {
+        self.record(tool, Observation::Outage, now)
+    }
+
+    /// Marks a tool up: its breaker closes; its weight comes back over a few successes.
+    pub fn mark_up(&mut self, tool: NodeIx) -> Option<Transition> {
+        self.memo.forget();
+        self.health.reset(tool)
+    }
+
+    /// Records an outcome the host observed outside a run.
+    pub fn record(&mut self, tool: NodeIx, observed: Observation, now: Millis) -> Option<Transition> {
+        self.memo.forget();
+        match observed {
+            Observation::Success { latency_ms } => self.health.on_success(tool, latency_ms, now),
+            Observation::Failure => self.health.on_failure(tool, now),
+            Observation::Outage => self.health.trip(tool, now),
+        }
+    }
+
+    /// Starts a run of `task` on this router's graph.
+    pub fn start(&self, task: Task, now: Millis) -> Result<Run, SessionError> {
+        Run::new(&self.graph, task, now)
+    }
+
+    /// What the host should do now for `run`.
+    pub fn next(&mut self, run: &mut Run, now: Millis) -> Result<Action, SessionError> {
+        self.drive(run, |run, env| Ok(run.next(env, now)))
+    }
+
+    /// Reports the outcome of a call made on `run`'s behalf.
+    pub fn report(
+        &mut self,
+        run: &mut Run,
+        tool: &str,
+        result: ToolResult,
+        now: Millis,
+    ) -> Result<(), SessionError> {
+        self.drive(run, |run, env| run.report(env, tool, result, now))
+    }
+
+    /// Answers `run`'s pending escalation.
+    pub fn resolve_escalation(
+        &mut self,
+        run: &mut Run,
+        decision: Decision,
+        now: Millis,
+    ) -> Result<(), SessionError> {
+        self.drive(run, |run, env| run.resolve_escalation(env, decision, now))
+    }
+
+    /// Control-flow fault injection (seed 004): the host runs `tool` instead of the calls `run`
+    /// was just given; the run plans again from wherever that leaves it.
+    pub fn redirect(&mut self, run: &mut Run, tool: &str, now: Millis) -> Result<Call, SessionError> {
+        self.drive(run, |run, env| run.redirect(env, tool, now))
+    }
+
+    /// One step of `run` with this router's graph and live health.
+    fn drive<T>(
+        &mut self,
+        run: &mut Run,
+        step: impl FnOnce(&mut Run, &mut Env<'_>) -> Result<T, SessionError>,
+    ) -> Result<T, SessionError> {
+        if !run.fits(&self.graph) {
+            return Err(SessionError::ForeignRun);
+        }
+        let mut env = Env {
+            graph: &self.graph,
+            health: &mut self.health,
+            config: &self.config,
+            monitors: &self.monitors,
+        };
+        let out = step(run, &mut env);
+        // A run's step may have recorded outcomes, counted calls or moved breakers.
+        self.memo.forget();
+        out
+    }
+}

@@ -1,0 +1,251 @@
+//! The self-healing loop as a sans-IO state machine (DESIGN section 6).
+//!
+//! A [`Run`] is one task's state: its plan, what it completed, what it avoids, its calls in
+//! flight and its events. It holds no graph and no health: it is driven through the
+//! [`crate::Router`] that started it, so every run of a router reads and writes the router's one
+//! live health (an outcome reported by one run changes the weights every other run routes on
+//! at its next decision). A [`crate::Session`] is a router with a single run of its own, for a host
+//! with one task at a time and for tests.
+//!
+//! # Method families, in the order a host calls them
+//! 1. **Start**: [`crate::Router::start`] (or [`crate::Session::new`]) makes the run of a [`crate::Task`].
+//! 2. **Ask**: [`crate::Router::next`] says what to do now: [`crate::Action::CallTools`], [`crate::Action::Wait`]
+//!    (calls are in flight; report first), [`crate::Action::Escalate`] or [`crate::Action::Finished`].
+//! 3. **Report**: the host performs each [`crate::Call`] (not before its `not_before`) and reports it
+//!    with [`crate::Router::report`]; it answers an escalation with
+//!    [`crate::Router::resolve_escalation`].
+//!    Then back to 2 until finished.
+//! 4. **Drain events**: after any step, [`Run::poll_event`] (or [`Run::drain_events`]) takes the
+//!    events not yet taken; a run drained as it goes keeps none in memory.
+//! 5. **Read**: [`Run::outcome`], [`Run::plan`], [`Run::completed`], counts.
+//!
+//! [`crate::Router::redirect`] is for control-flow fault injection (seed 004) only.
+//!
+//! Time is a clock value passed in; nothing here reads a clock, so the same graph, the same
+//! outcomes and the same clock give the same events. A failure is routed around at the next
+//! decision, not where it is reported, because the calls of the same batch still in flight may
+//! fail too and K failures reported together cost one recomputation.
+//!
+//! ```
+//! use shr_core::{ToolGraph, Session, Task, Action, ToolResult};
+//! let g = ToolGraph::from_json(r#"{"nodes":[{"id":"start","tool":false},{"id":"pay"},
+//!   {"id":"done","tool":false}], "edges":[{"from":"start","to":"pay"},{"from":"pay","to":"done"}],
+//!   "start":"start","goal":"done"}"#).unwrap();
+//! let mut s = Session::new(g, Task::default(), 0).unwrap();
+//! let Action::CallTools { calls } = s.next(0) else { panic!() };
+//! assert_eq!(calls[0].tool, "pay");
+//! s.report("pay", ToolResult::ok(serde_json::json!({}), 12.0), 12).unwrap();
+//! assert!(matches!(s.next(12), Action::Finished { outcome } if outcome.path == ["start", "pay", "done"]));
+//! ```
+
+mod decide;
+mod replan;
+mod report;
+mod step;
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::algo::{Dijkstra, Plan};
+use crate::error::SessionError;
+use crate::event::{Event, EventKind};
+use crate::graph::{NodeIx, ToolGraph};
+use crate::health::HealthBook;
+use crate::monitor::{Context, Monitors, Signal};
+pub use crate::progress::NodeState;
+use crate::vocab::{EscalationRequest, Outcome, SessionConfig, Task};
+use crate::Millis;
+
+/// What a run is driven with: its router's graph, live health, limits and monitors.
+pub(crate) struct Env<'a> {
+    pub graph: &'a ToolGraph,
+    pub health: &'a mut HealthBook,
+    pub config: &'a SessionConfig,
+    pub monitors: &'a Monitors,
+}
+
+/// Counts over the whole run, copied into its [`Outcome`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counts {
+    tool_calls: u32,
+    llm_calls: u32,
+    reroutes: u32,
+    retries: u32,
+    failures: u32,
+    revisits: u32,
+}
+
+/// Why tools are being routed around at the next decision point.
+#[derive(Clone, Debug, Default)]
+struct Pending {
+    failed: Vec<NodeIx>,
+    policy: bool,
+    agent_action: Option<String>,
+}
+
+/// One task's state, driven through the [`crate::Router`] that started it. See the module docs.
+#[derive(Debug)]
+pub struct Run {
+    /// The node count of the router's graph: a run given to another router is refused.
+    width: usize,
+    context: Context,
+    start: NodeIx,
+    goal: NodeIx,
+    original_goal: NodeIx,
+    plan: Option<Plan>,
+    dijkstra: Dijkstra,
+    nodes: Vec<NodeState>,
+    /// Completed nodes in completion order.
+    completion: Vec<NodeIx>,
+    cost: f64,
+    /// Calls in flight: tool -> attempt.
+    in_flight: BTreeMap<NodeIx, u32>,
+    /// Retries due: tool -> (attempt, not before).
+    retry_at: BTreeMap<NodeIx, (u32, Millis)>,
+    failed_ids: Vec<String>,
+    needs_replan: bool,
+    pending: Pending,
+    /// Risk rules already answered by an escalation.
+    acknowledged: Vec<bool>,
+    escalation: Option<EscalationRequest>,
+    outcome: Option<Outcome>,
+    /// Events not yet drained by the host; `events[0]` has sequence number `seq - len`.
+    events: Vec<Event>,
+    /// Events not yet drained start here in `events`.
+    drained: usize,
+    /// Sequence number of the next event.
+    seq: u32,
+    now: Millis,
+    counts: Counts,
+    signals: Vec<Signal>,
+    /// Tool completions in order (revisits repeat); monitors look for thrashing in it.
+    history: Vec<NodeIx>,
+    /// `history` before this index was already escalated as thrashing.
+    thrash_seen: usize,
+}
+
+impl Run {
+    pub(crate) fn new(graph: &ToolGraph, task: Task, now: Millis) -> Result<Run, SessionError> {
+        let lookup = |id: &Option<String>, default: NodeIx| match id {
+            None => Ok(default),
+            Some(id) => graph.index(id).ok_or_else(|| SessionError::UnknownNode { id: id.clone() }),
+        };
+        let goal = lookup(&task.goal, graph.goal())?;
+        let start = lookup(&task.start, graph.start())?;
+        let n = graph.node_count();
+        Ok(Run {
+            width: n,
+            context: task.context,
+            start,
+            goal,
+            original_goal: goal,
+            plan: None,
+            dijkstra: Dijkstra::new(),
+            nodes: alloc::vec![NodeState::default(); n],
+            completion: Vec::new(),
+            cost: 0.0,
+            in_flight: BTreeMap::new(),
+            retry_at: BTreeMap::new(),
+            failed_ids: Vec::new(),
+            needs_replan: false,
+            pending: Pending::default(),
+            acknowledged: alloc::vec![false; graph.risk_rules().len()],
+            escalation: None,
+            outcome: None,
+            events: Vec::new(),
+            drained: 0,
+            seq: 0,
+            now,
+            counts: Counts::default(),
+            signals: Vec::new(),
+            history: Vec::new(),
+            thrash_seen: 0,
+        })
+    }
+
+    /// Whether this run was started on a graph of `graph`'s shape.
+    pub(crate) fn fits(&self, graph: &ToolGraph) -> bool {
+        self.width == graph.node_count() && self.acknowledged.len() == graph.risk_rules().len()
+    }
+
+    /// The next event not yet taken, oldest first (quinn's `poll()`): a host that takes every
+    /// event as it goes keeps none in the run's memory.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        let e = self.events.get(self.drained).cloned()?;
+        self.drained += 1;
+        if self.drained == self.events.len() {
+            self.events.clear();
+            self.drained = 0;
+        }
+        Some(e)
+    }
+
+    /// Takes every event not yet taken, oldest first.
+    pub fn drain_events(&mut self) -> alloc::vec::Drain<'_, Event> {
+        let from = core::mem::take(&mut self.drained);
+        self.events.drain(from..)
+    }
+
+    /// Events not yet taken by [`Run::poll_event`] or [`Run::drain_events`]: every event of a
+    /// run whose host never drains.
+    pub fn events(&self) -> &[Event] {
+        &self.events[self.drained..]
+    }
+
+    /// Events not yet taken whose sequence number is `seq` or later.
+    pub fn events_since(&self, seq: u32) -> &[Event] {
+        let held = self.events();
+        let first = held.first().map_or(self.seq, |e| e.seq);
+        let skip = (seq.saturating_sub(first) as usize).min(held.len());
+        &held[skip..]
+    }
+
+    pub fn llm_calls(&self) -> u32 {
+        self.counts.llm_calls
+    }
+    pub fn tool_calls(&self) -> u32 {
+        self.counts.tool_calls
+    }
+    /// The current plan.
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.as_ref()
+    }
+    /// The current goal.
+    pub fn goal(&self) -> NodeIx {
+        self.goal
+    }
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+    pub fn is_finished(&self) -> bool {
+        self.outcome.is_some()
+    }
+    /// The pending escalation, if any.
+    pub fn escalation(&self) -> Option<&EscalationRequest> {
+        self.escalation.as_ref()
+    }
+    /// Completed nodes, in completion order.
+    pub fn completion(&self) -> &[NodeIx] {
+        &self.completion
+    }
+    /// Each node's state, indexed like the graph's nodes.
+    pub fn nodes(&self) -> &[NodeState] {
+        &self.nodes
+    }
+    /// Tools with a call in flight.
+    pub fn in_flight(&self) -> impl Iterator<Item = NodeIx> + '_ {
+        self.in_flight.keys().copied()
+    }
+
+    fn tick(&mut self, now: Millis) {
+        // A clock that goes backwards is held where it was: events stay ordered.
+        self.now = self.now.max(now);
+    }
+
+    fn emit(&mut self, kind: EventKind) {
+        let seq = self.seq;
+        self.seq = self.seq.saturating_add(1);
+        self.events.push(Event { seq, at: self.now, kind });
+    }
+}

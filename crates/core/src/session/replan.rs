@@ -1,0 +1,158 @@
+//! Replanning: the cheapest healthy plan from where execution stands, over live weights masked
+//! by what this task knows (tools it avoids, completed work, visit budgets, edge guards).
+
+use alloc::string::ToString;
+use alloc::vec::Vec;
+
+use super::{Env, NodeState, Run};
+use crate::algo::{EdgeWeight, Plan};
+use crate::event::{EventKind, PlanView};
+use crate::graph::{NodeIx, ToolGraph};
+use crate::health::{edge_weight, HealthBook};
+use crate::vocab::EscalationReason;
+use crate::Millis;
+
+impl Run {
+    pub(super) fn replan(&mut self, env: &mut Env<'_>) {
+        // Route over breakers brought up to date: one whose cooldown passed since the last
+        // decision (between two tasks sharing health, say) is half-open and may be probed, not
+        // an open wall that makes "no path" (found by the soak).
+        self.poll_breakers(env);
+        let pending = core::mem::take(&mut self.pending);
+        let sources = self.sources(env);
+        // A graph with guarded edges is a cyclic workflow: where execution stands is an origin
+        // that later steps may visit again. Without guards, completed work is never re-entered.
+        let cyclic = env.graph.has_guards() && !self.completion.is_empty();
+        let mut plan = self.plan.take().unwrap_or_default();
+        let old = plan.clone();
+        let had_plan = !old.nodes.is_empty();
+        let found = self.route(env, &sources, cyclic, true, &mut plan);
+        self.needs_replan = false;
+        if found {
+            if cyclic {
+                for i in 0..plan.nodes.len() {
+                    let v = plan.nodes[i];
+                    if self.nodes[v].completed {
+                        let node = &mut self.nodes[v];
+                        node.completed = false;
+                        node.left = false;
+                        let visit = node.visits + 1;
+                        self.counts.revisits += 1;
+                        self.emit(EventKind::Revisited { tool: env.graph.id(v).to_string(), visit });
+                    }
+                }
+            }
+            let to_plan = PlanView::new(env.graph, &plan);
+            // A plan made around failed tools is a reroute even when it is the first (a host that
+            // redirected to a tool before anything was planned, found by fuzzing): their
+            // `ToolFailed` events must be answered (DESIGN section 7).
+            if had_plan || !pending.failed.is_empty() {
+                if !pending.failed.is_empty() {
+                    self.counts.reroutes += 1;
+                }
+                let around = pending.failed.iter().map(|&v| env.graph.id(v).to_string()).collect();
+                self.emit(EventKind::Rerouted { from_plan: PlanView::new(env.graph, &old), to_plan, around });
+            } else {
+                self.emit(EventKind::PathPlanned { plan: to_plan });
+            }
+            self.plan = Some(plan);
+        } else {
+            let over_budget = cyclic && self.route(env, &sources, cyclic, false, &mut plan);
+            self.plan = Some(old);
+            let reason = if pending.policy {
+                EscalationReason::Policy
+            } else if over_budget {
+                EscalationReason::Budget
+            } else {
+                EscalationReason::NoPath
+            };
+            self.needs_replan = true;
+            self.escalate(env, reason, pending.agent_action, None);
+        }
+    }
+
+    /// Routes from where execution stands over live weights.
+    fn route(
+        &mut self,
+        env: &Env<'_>,
+        sources: &[NodeIx],
+        cyclic: bool,
+        visit_budget: bool,
+        plan: &mut Plan,
+    ) -> bool {
+        let weights = RunWeights {
+            graph: env.graph,
+            health: env.health,
+            nodes: &self.nodes,
+            visit_budget: if visit_budget && cyclic { env.config.visit_budget } else { u32::MAX },
+            // Outside a cyclic workflow completed work is never re-entered: a plan through a
+            // completed node would make what follows it ready before what precedes it ran.
+            mask_completed: !cyclic,
+            now: self.now,
+        };
+        if cyclic {
+            self.dijkstra.route_from_into(env.graph, &[], sources, self.goal, &weights, &mut (), plan)
+        } else {
+            self.dijkstra.route_into(env.graph, sources, self.goal, &weights, &mut (), plan)
+        }
+    }
+
+    /// Where execution stands: completed nodes at the tip of a branch, and completed nodes
+    /// with a planned successor still to do. Before anything completed, the start node.
+    fn sources(&self, env: &Env<'_>) -> Vec<NodeIx> {
+        if self.completion.is_empty() {
+            // The start is entered without an edge, so its own weight never reaches the search: a
+            // start tool that is down (open breaker, quota spent) is no place to start from, or
+            // every plan would begin on it and be refused again (found by fuzzing).
+            let s = self.start;
+            let down = env.graph.node(s).tool && !env.health.weight(s, self.now).is_finite();
+            return if self.nodes[s].avoided || down { Vec::new() } else { alloc::vec![s] };
+        }
+        let mut out = Vec::new();
+        for &v in &self.completion {
+            if !self.nodes[v].completed || out.contains(&v) {
+                continue;
+            }
+            let open_succ =
+                self.plan.as_ref().is_some_and(|p| p.succs(env.graph, v).any(|s| !self.nodes[s].completed));
+            if !self.nodes[v].left || open_succ {
+                out.push(v);
+            }
+        }
+        out
+    }
+}
+
+/// The weights a run routes with: the live edge weight ([`edge_weight`]), infinite for tools
+/// this task avoids, outside cyclic workflows for completed nodes and, in cyclic workflows, for
+/// tools out of visits. A guarded edge counts only when its source's result satisfies the guard;
+/// before that result exists (a step still ahead) the guard is assumed to hold.
+struct RunWeights<'a> {
+    graph: &'a ToolGraph,
+    health: &'a HealthBook,
+    nodes: &'a [NodeState],
+    visit_budget: u32,
+    /// Outside a cyclic workflow: completed nodes, which no edge may enter again (the sources,
+    /// completed themselves, are settled at cost 0 before any edge could reach them).
+    mask_completed: bool,
+    now: Millis,
+}
+
+impl EdgeWeight for RunWeights<'_> {
+    fn weight(&self, e: usize) -> f64 {
+        let edge = self.graph.edge(e);
+        let to = &self.nodes[edge.to];
+        if (self.mask_completed && to.completed) || to.avoided || to.visits >= self.visit_budget {
+            return f64::INFINITY;
+        }
+        edge_weight(edge, self.health.weight(edge.to, self.now))
+    }
+
+    fn seed_weight(&self, e: usize) -> f64 {
+        let edge = self.graph.edge(e);
+        match (self.graph.guard(e), &self.nodes[edge.from].output) {
+            (Some(g), Some(out)) if !g.holds(out) => f64::INFINITY,
+            _ => self.weight(e),
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The decision loop: what the host should do now, and what a completed node sets in motion.
+
+use alloc::string::ToString;
+use alloc::vec::Vec;
+
+use super::{Env, Run};
+use crate::algo::Plan;
+use crate::graph::NodeIx;
+use crate::monitor::budget_signal;
+use crate::vocab::{Action, Call, EscalationReason, Status};
+
+/// What the winner of a decision point asks for.
+pub(super) enum Verdict {
+    Proceed,
+    Changed,
+}
+
+impl Run {
+    /// What the host should do now.
+    pub(crate) fn next(&mut self, env: &mut Env<'_>, now: crate::Millis) -> Action {
+        self.tick(now);
+        // Every round completes a node, replans, escalates or returns, so this bound is never
+        // reached on a well-formed run; it keeps a bug from becoming an endless loop in a host.
+        for _ in 0..(4 * env.graph.node_count() + 16) {
+            if let Some(outcome) = &self.outcome {
+                return Action::Finished { outcome: outcome.clone() };
+            }
+            if let Some(request) = &self.escalation {
+                return Action::Escalate { request: request.clone() };
+            }
+            if !self.pending.failed.is_empty() {
+                // K failures reported together cost one recomputation: wait for the batch.
+                if !self.in_flight.is_empty() {
+                    return Action::Wait;
+                }
+                let failed = self.pending.failed.clone();
+                if let Verdict::Changed = self.decide(env, &[], &failed) {
+                    if self.escalation.is_some() || self.outcome.is_some() {
+                        continue;
+                    }
+                }
+                self.replan(env);
+                continue;
+            }
+            if self.nodes[self.goal].completed {
+                // The goal was reached while failures of its batch were still to be routed
+                // around (see `complete`); they have been, so the task is done.
+                self.finish_at_goal(env);
+                continue;
+            }
+            if self.plan.is_none() || self.needs_replan {
+                self.replan(env);
+                continue;
+            }
+            self.poll_breakers(env);
+            if self.plan_guard_broken(env) {
+                self.needs_replan = true;
+                continue;
+            }
+            if self.complete_ready_waypoints(env) {
+                continue;
+            }
+            let ready = self.ready_tools(env);
+            if ready.is_empty() {
+                if !self.in_flight.is_empty() {
+                    return Action::Wait;
+                }
+                self.needs_replan = true;
+                continue;
+            }
+            match self.decide(env, &ready, &[]) {
+                Verdict::Proceed => {
+                    // The tool budget is a limit, not a preference: a routine signal that outbids
+                    // the budget signal (an intent rule above its priority, found by fuzzing)
+                    // must not spend past it.
+                    if let Some(signal) =
+                        budget_signal(self.counts.tool_calls, ready.len(), env.config.tool_budget)
+                    {
+                        self.escalate(env, EscalationReason::Budget, None, Some(signal));
+                        continue;
+                    }
+                    return Action::CallTools { calls: self.dispatch(env, &ready) };
+                }
+                Verdict::Changed => continue,
+            }
+        }
+        self.finish(env, Status::Escalated, Some("session made no progress".to_string()));
+        match &self.outcome {
+            Some(outcome) => Action::Finished { outcome: outcome.clone() },
+            None => Action::Wait,
+        }
+    }
+
+    /// Whether a plan edge leaving a completed tool has a guard its result now fails.
+    fn plan_guard_broken(&self, env: &Env<'_>) -> bool {
+        let Some(plan) = &self.plan else { return false };
+        plan.edges.iter().filter(|e| !plan.seeds.contains(e)).any(|&e| {
+            let edge = env.graph.edge(e);
+            self.nodes[edge.from].completed
+                && !self.nodes[edge.to].completed
+                && env
+                    .graph
+                    .guard(e)
+                    .zip(self.nodes[edge.from].output.as_ref())
+                    .is_some_and(|(g, out)| !g.holds(out))
+        })
+    }
+
+    pub(super) fn plan_preds_done(&self, env: &Env<'_>, plan: &Plan, v: NodeIx) -> bool {
+        plan.preds(env.graph, v).all(|u| self.nodes[u].completed)
+    }
+
+    fn complete_ready_waypoints(&mut self, env: &mut Env<'_>) -> bool {
+        let Some(plan) = &self.plan else { return false };
+        let ready: Vec<NodeIx> = plan
+            .nodes
+            .iter()
+            .copied()
+            .filter(|&v| {
+                !self.nodes[v].completed && !env.graph.node(v).tool && self.plan_preds_done(env, plan, v)
+            })
+            .collect();
+        for &v in &ready {
+            self.complete(env, v);
+        }
+        !ready.is_empty()
+    }
+
+    fn ready_tools(&self, env: &Env<'_>) -> Vec<NodeIx> {
+        let Some(plan) = &self.plan else { return Vec::new() };
+        plan.nodes
+            .iter()
+            .copied()
+            .filter(|&v| {
+                let n = &self.nodes[v];
+                env.graph.node(v).tool
+                    && !n.completed
+                    && !n.avoided
+                    && !self.in_flight.contains_key(&v)
+                    && self.plan_preds_done(env, plan, v)
+            })
+            .collect()
+    }
+
+    pub(super) fn dispatch(&mut self, env: &mut Env<'_>, ready: &[NodeIx]) -> Vec<Call> {
+        let mut calls = Vec::with_capacity(ready.len());
+        for &v in ready {
+            let (attempt, not_before) = self.retry_at.remove(&v).unwrap_or((1, self.now));
+            let tool = env.graph.id(v).to_string();
+            self.emit(crate::event::EventKind::ToolCalled { tool: tool.clone(), attempt });
+            self.in_flight.insert(v, attempt);
+            self.counts.tool_calls += 1;
+            self.nodes[v].visits += 1;
+            env.health.on_call(v, self.now);
+            // A half-open breaker counts this call as its probe.
+            env.health.try_acquire(v, self.now);
+            calls.push(Call { tool, attempt, not_before });
+        }
+        calls
+    }
+
+    pub(super) fn complete(&mut self, env: &mut Env<'_>, v: NodeIx) {
+        if self.nodes[v].completed {
+            return;
+        }
+        self.nodes[v].completed = true;
+        self.completion.push(v);
+        if env.graph.node(v).tool {
+            self.history.push(v);
+        }
+        let base = env.graph.node(v).base_cost;
+        if let Some(plan) = &self.plan {
+            for &e in &plan.edges {
+                let edge = env.graph.edge(e);
+                if edge.to == v && (self.nodes[edge.from].completed || plan.seeds.contains(&e)) {
+                    self.cost += edge.cost * base;
+                    self.nodes[edge.from].left = true;
+                }
+            }
+        }
+        // Failures still waiting for their batch (calls of a plan abandoned by a demotion, say)
+        // did not stop the goal, but they are routed around at the next decision before the task
+        // finishes, or they would have no answer (DESIGN section 7; found by the soak).
+        if v == self.goal && self.pending.failed.is_empty() {
+            self.finish_at_goal(env);
+        }
+    }
+
+    /// The goal is reached: completed, or demoted when it is not the original one.
+    pub(super) fn finish_at_goal(&mut self, env: &mut Env<'_>) {
+        let status = if self.goal == self.original_goal { Status::Completed } else { Status::Demoted };
+        self.finish(env, status, None);
+    }
+}

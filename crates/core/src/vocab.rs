@@ -1,0 +1,247 @@
+//! The vocabulary hosts and sessions speak: a [`Task`], the [`Call`]s a session asks for, the
+//! [`ToolResult`] a host reports, the [`Action`] it is told to take, an escalation's request and
+//! [`Decision`], and the [`Outcome`] of a task. Plain data, serializable; no behaviour beyond
+//! constructors, so every other module may depend on it.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::ConfigError;
+use crate::health::BreakerConfig;
+use crate::monitor::{Context, Signal};
+use crate::Millis;
+
+/// A task: where to go, and what monitors should know.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    /// Goal node id; the graph's goal when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// Start node id; the graph's start when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default)]
+    pub context: Context,
+}
+
+/// Session limits.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionConfig {
+    /// Tool calls allowed in the task (retries included).
+    pub tool_budget: u32,
+    /// Escalations allowed before the session gives up with reason `budget`.
+    pub escalation_budget: u32,
+    /// Visits allowed per tool in a cyclic workflow (revisits included).
+    pub visit_budget: u32,
+    pub breaker: BreakerConfig,
+}
+
+impl SessionConfig {
+    /// The first setting that is out of range, named (see [`BreakerConfig::check`]).
+    pub fn check(&self) -> Result<(), ConfigError> {
+        self.breaker.check().map_err(|e| e.within("breaker"))
+    }
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            tool_budget: 64,
+            escalation_budget: 4,
+            visit_budget: 4,
+            breaker: BreakerConfig::default(),
+        }
+    }
+}
+
+/// The seed 003 failure categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// Bad arguments: ask for better input. Says nothing about the tool's health.
+    Input,
+    /// Outage, timeout, bad response: the tool's health suffers; reroute.
+    Service,
+    /// Refused by rule: try an alternative, or escalate.
+    Policy,
+}
+
+/// A failed call as the host reports it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolFailure {
+    pub category: Category,
+    /// Worth retrying (a timeout, a 503). A permanent failure skips the retries.
+    #[serde(default)]
+    pub transient: bool,
+    #[serde(default)]
+    pub message: String,
+    /// Recovery text from the tool (seed 003), carried verbatim into an escalation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_action: Option<String>,
+    #[serde(default)]
+    pub latency_ms: f64,
+}
+
+/// The outcome of one call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ToolResult {
+    Ok {
+        #[serde(default)]
+        output: Value,
+        #[serde(default)]
+        latency_ms: f64,
+    },
+    Err(ToolFailure),
+}
+
+impl ToolResult {
+    pub fn ok(output: Value, latency_ms: f64) -> Self {
+        ToolResult::Ok { output, latency_ms }
+    }
+
+    /// A permanent failure of the given category, with no recovery text.
+    pub fn failed(category: Category, message: impl Into<String>) -> Self {
+        ToolResult::Err(ToolFailure {
+            category,
+            transient: false,
+            message: message.into(),
+            agent_action: None,
+            latency_ms: 0.0,
+        })
+    }
+
+    /// A permanent service failure: an outage.
+    pub fn outage(message: impl Into<String>) -> Self {
+        ToolResult::failed(Category::Service, message)
+    }
+
+    /// A transient service failure (timeout, 503).
+    pub fn transient(message: impl Into<String>) -> Self {
+        ToolResult::failed(Category::Service, message).with_transient()
+    }
+
+    /// The same failure, marked worth retrying. A success is left as it is.
+    pub fn with_transient(mut self) -> Self {
+        if let ToolResult::Err(f) = &mut self {
+            f.transient = true;
+        }
+        self
+    }
+
+    /// The same failure, carrying the tool's recovery text (seed 003). A success is left as it is.
+    pub fn with_agent_action(mut self, text: impl Into<String>) -> Self {
+        if let ToolResult::Err(f) = &mut self {
+            f.agent_action = Some(text.into());
+        }
+        self
+    }
+}
+
+/// A call the host should make.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    pub tool: String,
+    /// 1 for the first call, 2 for the first retry...
+    pub attempt: u32,
+    /// Do not call before this clock value (retry backoff).
+    pub not_before: Millis,
+}
+
+/// Why the session asks for help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EscalationReason {
+    /// No path to the goal exists over healthy tools.
+    NoPath,
+    /// A risk signal won before acting.
+    Risk,
+    /// A budget (tool calls, escalations) ran out.
+    Budget,
+    /// A tool refused by policy and no alternative exists.
+    Policy,
+    /// A tool rejected its input; better input is needed.
+    Input,
+}
+
+/// What the session asks the LLM (or a person).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EscalationRequest {
+    pub reason: EscalationReason,
+    pub goal: String,
+    pub failed: Vec<String>,
+    pub completed: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Signal>,
+}
+
+/// The answer to an escalation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// Pursue another goal node instead.
+    Demote { goal: String },
+    /// Carry on (a risk was reviewed and accepted, or input was fixed).
+    Approve,
+    /// Stop the task with a message. Terminal.
+    Abort { message: String },
+    /// Hand the task to someone else. Terminal.
+    HandOff { to: String },
+}
+
+/// How a task ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The original goal was reached.
+    Completed,
+    /// A demoted goal was reached.
+    Demoted,
+    /// An escalation ended the task (abort or hand-off).
+    Escalated,
+}
+
+/// The result of a task, covering the whole run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub status: Status,
+    pub goal: String,
+    pub original_goal: String,
+    /// Completed nodes in completion order, over the whole run.
+    pub path: Vec<String>,
+    /// Sum of the description costs of every edge the run traversed.
+    pub cost: f64,
+    pub tool_calls: u32,
+    pub llm_calls: u32,
+    pub reroutes: u32,
+    pub retries: u32,
+    pub failures: u32,
+    /// Planned revisits of completed tools (cyclic workflows).
+    #[serde(default)]
+    pub revisits: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// What the host should do next.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    CallTools {
+        calls: Vec<Call>,
+    },
+    /// Calls are in flight; report them first.
+    Wait,
+    Escalate {
+        request: EscalationRequest,
+    },
+    Finished {
+        outcome: Outcome,
+    },
+}
