@@ -15,7 +15,6 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
 use shr_core::check_observability;
 use shr_core::event::{to_json_lines, EventKind};
-use shr_core::health::HealthBook;
 use shr_core::audit_completion;
 use shr_core::{
     Action, BreakerConfig, Category, Decision, Monitors, Session, SessionConfig, Status, Task, ToolFailure,
@@ -361,18 +360,16 @@ fn run(input: &Input) -> Option<String> {
         visit_budget: input.visit_budget as u32 % 6,
         breaker,
     };
-    let health = HealthBook::new(&graph, breaker);
     let Ok(mut s) = Session::with_parts(
         graph.clone(),
         task.clone(),
-        health,
         config,
         Monitors::default(),
         input.start_clock,
     ) else {
         let goal_ok = task.goal.as_ref().is_none_or(|g| graph.index(g).is_some());
         let start_ok = task.start.as_ref().is_none_or(|g| graph.index(g).is_some());
-        assert!(!(goal_ok && start_ok), "a valid task was refused");
+        assert!(!(goal_ok && start_ok && config.check().is_ok()), "a valid task was refused");
         return None;
     };
     let start = task.start.as_ref().and_then(|id| graph.index(id)).unwrap_or(graph.start());

@@ -1,0 +1,287 @@
+//! Building a [`ToolGraph`] from its description: every problem found is reported, each naming
+//! the offending id. O(V + E log E) for the adjacency sort.
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::{Edge, GraphSpec, Guard, Join, JoinSpec, Node, NodeIx, ToolGraph};
+use crate::error::{GraphError, Problem, ProblemKind};
+use crate::limits;
+
+impl ToolGraph {
+    /// Parses and validates a JSON description.
+    pub fn from_json(text: &str) -> Result<ToolGraph, GraphError> {
+        if text.len() > limits::MAX_JSON_BYTES {
+            return Err(GraphError::single(
+                ProblemKind::TooLarge,
+                "json",
+                format!("description is {} bytes, the limit is {}", text.len(), limits::MAX_JSON_BYTES),
+            ));
+        }
+        let spec: GraphSpec = serde_json::from_str(text).map_err(|e| {
+            GraphError::single(
+                ProblemKind::MalformedJson,
+                "json",
+                format!("line {} column {}: {}", e.line(), e.column(), e),
+            )
+        })?;
+        ToolGraph::from_spec(spec)
+    }
+
+    /// Validates a description. Every problem found is reported.
+    pub fn from_spec(spec: GraphSpec) -> Result<ToolGraph, GraphError> {
+        let mut problems = Vec::new();
+        let mut push =
+            |kind, at: &str, message: String| problems.push(Problem { kind, at: at.to_string(), message });
+        if spec.nodes.len() > limits::MAX_NODES {
+            push(
+                ProblemKind::TooLarge,
+                "nodes",
+                format!("{} nodes, the limit is {}", spec.nodes.len(), limits::MAX_NODES),
+            );
+        }
+        if spec.edges.len() > limits::MAX_EDGES {
+            push(
+                ProblemKind::TooLarge,
+                "edges",
+                format!("{} edges, the limit is {}", spec.edges.len(), limits::MAX_EDGES),
+            );
+        }
+        if spec.nodes.len() > limits::MAX_NODES || spec.edges.len() > limits::MAX_EDGES {
+            return Err(GraphError { problems });
+        }
+
+        let mut ids = BTreeMap::new();
+        let mut nodes = Vec::with_capacity(spec.nodes.len());
+        for n in &spec.nodes {
+            if n.id.is_empty() || n.id.len() > limits::MAX_ID {
+                push(
+                    ProblemKind::BadId,
+                    &n.id,
+                    format!("node id must be 1 to {} bytes long", limits::MAX_ID),
+                );
+            }
+            if ids.insert(n.id.clone(), nodes.len()).is_some() {
+                push(ProblemKind::DuplicateId, &n.id, "duplicate node id".into());
+            }
+            check_cost(&mut push, &n.id, "base_cost", n.base_cost);
+            let label = n.label.clone().unwrap_or_else(|| n.id.clone());
+            if label.chars().count() > limits::MAX_LABEL {
+                push(
+                    ProblemKind::LabelTooLong,
+                    &n.id,
+                    format!("label is longer than {} characters", limits::MAX_LABEL),
+                );
+            }
+            if let Some(r) = n.retry {
+                if r.attempts > limits::MAX_RETRY_ATTEMPTS {
+                    push(
+                        ProblemKind::BadValue,
+                        &n.id,
+                        format!(
+                            "retry.attempts is {}, the limit is {}",
+                            r.attempts,
+                            limits::MAX_RETRY_ATTEMPTS
+                        ),
+                    );
+                }
+            }
+            if n.quota == Some(0) {
+                push(ProblemKind::BadValue, &n.id, "quota must be at least 1".into());
+            }
+            if let Some(b) = n.baseline_latency_ms {
+                if !(b.is_finite() && b > 0.0) {
+                    push(
+                        ProblemKind::BadValue,
+                        &n.id,
+                        "baseline_latency_ms must be a positive number".into(),
+                    );
+                }
+            }
+            for (k, v) in n.validators.iter().enumerate() {
+                if let Err(msg) = v.check_spec() {
+                    push(ProblemKind::BadValue, &n.id, format!("validators[{k}]: {msg}"));
+                }
+            }
+            for (name, v) in [("x", n.x), ("y", n.y)] {
+                if v.is_some_and(|v| !v.is_finite()) {
+                    push(ProblemKind::BadValue, &n.id, format!("{name} must be a finite number"));
+                }
+            }
+            nodes.push(Node {
+                id: n.id.clone(),
+                label,
+                stage: n.stage.clone(),
+                base_cost: n.base_cost,
+                tool: n.tool,
+                join: match n.join {
+                    Some(JoinSpec { quorum }) => Join::Quorum(quorum),
+                    None => Join::Any,
+                },
+                retry: n.retry.unwrap_or_default(),
+                quota: n.quota,
+                baseline_latency_ms: n.baseline_latency_ms,
+                validators: n.validators.clone(),
+                x: n.x,
+                y: n.y,
+            });
+        }
+
+        let mut edges = Vec::with_capacity(spec.edges.len());
+        let mut guards: Vec<Guard> = Vec::new();
+        let mut seen_pairs = BTreeSet::new();
+        for e in &spec.edges {
+            let at = format!("{}->{}", e.from, e.to);
+            let from = ids.get(&e.from).copied();
+            let to = ids.get(&e.to).copied();
+            if from.is_none() {
+                push(ProblemKind::UnknownNode, &at, format!("edge starts at unknown node `{}`", e.from));
+            }
+            if to.is_none() {
+                push(ProblemKind::UnknownNode, &at, format!("edge ends at unknown node `{}`", e.to));
+            }
+            check_cost(&mut push, &at, "cost", e.cost);
+            if e.from == e.to {
+                push(ProblemKind::SelfLoop, &at, "edge leads from a node to itself".into());
+            }
+            let guard = e.guard.as_ref().map(|g| {
+                if g.field.is_empty() {
+                    push(ProblemKind::BadValue, &at, "guard.field must be named".into());
+                }
+                guards.push(g.clone());
+                guards.len() as u32 - 1
+            });
+            if let (Some(f), Some(t)) = (from, to) {
+                if !seen_pairs.insert((f, t)) {
+                    push(ProblemKind::DuplicateEdge, &at, "a second edge between the same nodes".into());
+                }
+                edges.push(Edge { from: f, to: t, cost: e.cost, guard });
+            }
+        }
+
+        let start = resolve_end(&mut push, &ids, spec.start.as_deref(), "start", ProblemKind::MissingStart);
+        let goal = resolve_end(&mut push, &ids, spec.goal.as_deref(), "goal", ProblemKind::MissingGoal);
+
+        let n = nodes.len();
+        let mut in_degree = alloc::vec![0u32; n];
+        for e in &edges {
+            in_degree[e.to] += 1;
+        }
+        for (v, node) in nodes.iter().enumerate() {
+            if let Join::Quorum(k) = node.join {
+                if k == 0 || k > in_degree[v] {
+                    push(
+                        ProblemKind::BadQuorum,
+                        &node.id,
+                        format!("quorum {k} but the node has {} incoming edges", in_degree[v]),
+                    );
+                }
+            }
+        }
+        for (k, r) in spec.risk_rules.iter().enumerate() {
+            if !r.max.is_finite() || !(0.0..=1.0).contains(&r.priority) {
+                push(
+                    ProblemKind::BadValue,
+                    &format!("risk_rules[{k}]"),
+                    "max must be finite and priority within 0..1".into(),
+                );
+            }
+        }
+        for (k, r) in spec.intents.iter().enumerate() {
+            if !(0.0..=1.0).contains(&r.priority) {
+                push(ProblemKind::BadValue, &format!("intents[{k}]"), "priority must be within 0..1".into());
+            }
+        }
+
+        if !problems.is_empty() {
+            return Err(GraphError { problems });
+        }
+        let (start, goal) = match (start, goal) {
+            (Some(s), Some(g)) => (s, g),
+            // Unreachable: a missing end was pushed as a problem above.
+            _ => return Err(GraphError::single(ProblemKind::MissingGoal, "goal", "missing start or goal")),
+        };
+
+        let (out_start, out_edges) = adjacency(n, &edges, |e| (e.from, e.to));
+        let (in_start, in_edges) = adjacency(n, &edges, |e| (e.to, e.from));
+        let quorum: Vec<u32> = nodes
+            .iter()
+            .map(|node| match node.join {
+                Join::Any => 0,
+                Join::Quorum(k) => k,
+            })
+            .collect();
+        let joins = (0..n).filter(|&v| quorum[v] > 0).collect();
+        let mut graph = ToolGraph {
+            spec,
+            nodes,
+            edges,
+            ids,
+            guards,
+            out_start,
+            out_edges,
+            in_start,
+            in_edges,
+            start,
+            goal,
+            warnings: Vec::new(),
+            quorum,
+            joins,
+        };
+        if !graph.reachable(start, goal) {
+            let id = graph.nodes[goal].id.clone();
+            graph.warnings.push(Problem {
+                kind: ProblemKind::GoalUnreachable,
+                at: id,
+                message: "goal cannot be reached from start even with every tool healthy".into(),
+            });
+        }
+        Ok(graph)
+    }
+}
+
+fn check_cost(push: &mut impl FnMut(ProblemKind, &str, String), at: &str, field: &str, v: f64) {
+    if !v.is_finite() {
+        push(ProblemKind::NonFiniteCost, at, format!("{field} must be a finite number"));
+    } else if v < 0.0 {
+        push(ProblemKind::NegativeCost, at, format!("{field} is {v}, costs must not be negative"));
+    }
+}
+
+fn resolve_end(
+    push: &mut impl FnMut(ProblemKind, &str, String),
+    ids: &BTreeMap<String, NodeIx>,
+    id: Option<&str>,
+    field: &str,
+    missing: ProblemKind,
+) -> Option<NodeIx> {
+    match id {
+        None | Some("") => {
+            push(missing, field, format!("the description has no {field} node"));
+            None
+        }
+        Some(id) => {
+            let ix = ids.get(id).copied();
+            if ix.is_none() {
+                push(ProblemKind::UnknownNode, field, format!("{field} names unknown node `{id}`"));
+            }
+            ix
+        }
+    }
+}
+
+/// Compressed adjacency: for each node the edge indices, sorted by the other endpoint.
+fn adjacency(n: usize, edges: &[Edge], ends: impl Fn(&Edge) -> (NodeIx, NodeIx)) -> (Vec<u32>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..edges.len() as u32).collect();
+    order.sort_by_key(|&e| ends(&edges[e as usize]));
+    let mut start = alloc::vec![0u32; n + 1];
+    for e in edges {
+        start[ends(e).0 + 1] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    (start, order)
+}

@@ -1,0 +1,196 @@
+//! The graph description as JSON reads it ([`GraphSpec`] and its parts): what a user writes,
+//! before validation.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+use crate::validate::Validator;
+
+/// How a node combines its incoming branches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Join {
+    /// Classic OR: one completed predecessor is enough (plain Dijkstra).
+    #[default]
+    Any,
+    /// Needs `k` distinct completed predecessors (k = in-degree is AND).
+    Quorum(u32),
+}
+
+/// Retry policy for transient service failures of one tool. A field left out takes the
+/// default policy's value (one retry, no backoff), the same as leaving out `retry` entirely.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RetryPolicy {
+    /// Extra attempts after the first call (0 = never retry).
+    pub attempts: u32,
+    /// Clock time to wait before each retry, multiplied by the attempt number.
+    pub backoff_ms: u64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy { attempts: 1, backoff_ms: 0 }
+    }
+}
+
+/// One node as written in the JSON description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeSpec {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Capability tag, e.g. `payment`; risk rules and baselines refer to stages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub base_cost: f64,
+    /// False for waypoints (start, goals) that complete without a call.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub tool: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join: Option<JoinSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<RetryPolicy>,
+    /// Calls allowed per quota window; the rate-limit factor rises near it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<u32>,
+    /// Normal latency of the tool; the latency factor compares the rolling mean with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_latency_ms: Option<f64>,
+    /// Checks on the tool's output; a result that fails one is an implicit failure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validators: Vec<Validator>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+}
+
+impl NodeSpec {
+    /// A tool node with every optional field left out, as `{"id": ...}` in JSON would give.
+    pub fn new(id: impl Into<String>) -> NodeSpec {
+        NodeSpec {
+            id: id.into(),
+            label: None,
+            stage: None,
+            base_cost: 1.0,
+            tool: true,
+            join: None,
+            retry: None,
+            quota: None,
+            baseline_latency_ms: None,
+            validators: Vec::new(),
+            x: None,
+            y: None,
+        }
+    }
+}
+
+/// `"join": {"quorum": k}` in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinSpec {
+    pub quorum: u32,
+}
+
+/// One edge as written in the JSON description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EdgeSpec {
+    pub from: String,
+    pub to: String,
+    #[serde(default = "one")]
+    pub cost: f64,
+    /// Taken only when the last result of `from` satisfies this (cycles, seed 004).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<Guard>,
+}
+
+/// A deterministic edge guard on the last result of the edge's source tool: the machine
+/// counterpart of seed 004's natural-language transition criteria ("if verification fails,
+/// return to search"). Before the source has a result the guard is assumed to hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Guard {
+    /// Dot path into the result (`ok`, `booking.status`).
+    pub field: String,
+    /// The guard holds when the field equals this value...
+    pub equals: serde_json::Value,
+    /// ...or, with `negate`, when it does not.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub negate: bool,
+}
+
+impl Guard {
+    /// Whether the guard holds on a result.
+    pub fn holds(&self, output: &serde_json::Value) -> bool {
+        let mut v = Some(output);
+        for part in self.field.split('.') {
+            v = v.and_then(|v| v.get(part));
+        }
+        (v == Some(&self.equals)) != self.negate
+    }
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
+/// A risk rule: before calling a tool of `stage`, if context value `key` exceeds `max`, the risk
+/// monitor raises a signal of `priority` (which escalates when it wins).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RiskRule {
+    pub key: String,
+    pub max: f64,
+    pub stage: String,
+    #[serde(default = "risk_priority")]
+    pub priority: f64,
+}
+
+/// An intent rule: when the task's `request` text contains `keyword`, the intent monitor raises a
+/// routine signal of `priority`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IntentRule {
+    pub keyword: String,
+    #[serde(default = "intent_priority")]
+    pub priority: f64,
+}
+
+/// The JSON description of a tool graph.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GraphSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub edges: Vec<EdgeSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// Stage names in pipeline order (for display and baselines).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub risk_rules: Vec<RiskRule>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intents: Vec<IntentRule>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
+fn yes() -> bool {
+    true
+}
+fn is_true(v: &bool) -> bool {
+    *v
+}
+fn risk_priority() -> f64 {
+    0.95
+}
+fn intent_priority() -> f64 {
+    0.9
+}
