@@ -126,6 +126,8 @@ fn drive(graph: &ToolGraph) {
                 s.resolve_escalation(d, now).unwrap();
             }
             Action::Wait => panic!("asked to wait with nothing in flight"),
+            // A rate-limited tool refills as time passes.
+            Action::Pause { until } => now = now.max(until),
             Action::Finished { outcome } => {
                 check_observability(s.events()).unwrap();
                 assert_ne!(outcome.message.as_deref(), Some("session made no progress"));

@@ -264,6 +264,7 @@ fn next(s: &mut Session, h: &mut Host, graph: &ToolGraph, config: &SessionConfig
     check_events(s);
     match &action {
         Action::Wait => assert!(!h.in_flight.is_empty(), "asked to wait with nothing in flight"),
+        Action::Pause { until } => assert!(*until > h.now, "paused until a time already passed"),
         Action::CallTools { calls } => {
             assert!(!calls.is_empty(), "CallTools with no call");
             for c in calls {
@@ -468,7 +469,7 @@ fn run(input: &Input) -> Option<String> {
     for _ in 0..500 {
         h.tick(Clock::Advance(10));
         match next(&mut s, &mut h, &graph, &config) {
-            Action::CallTools { .. } | Action::Wait => {
+            Action::CallTools { .. } | Action::Wait | Action::Pause { .. } => {
                 let all: Vec<String> = h.in_flight.iter().cloned().collect();
                 for tool in all {
                     report(

@@ -4,8 +4,8 @@
 //! such as shr-wasm's `Router.run`, keeps the same order of steps with its own awaits.)
 //!
 //! **Concurrent calls** follow one rule: the calls of a batch ([`Action::CallTools`]) start
-//! together when the batch is handed out, each no earlier than its `not_before`, and take the
-//! latency the host says; they are reported in the order given, each at the later of its own
+//! together when the batch is handed out, each after its `delay_ms` (a retry's backoff), and take
+//! the latency the host says; they are reported in the order given, each at the later of its own
 //! finish and the previous report (the clock never goes back).
 //!
 //! ```
@@ -83,7 +83,7 @@ pub fn drive(router: &mut Router, run: &mut Run, host: &mut impl Host, mut now: 
                             Err(_) => return now,
                         },
                     };
-                    let at = start.max(call.not_before);
+                    let at = start.saturating_add(call.delay_ms);
                     let performed = host.call(router.graph(), &call, at);
                     now = now.max(at.saturating_add(performed.latency_ms));
                     let before = run.events().len();
@@ -102,6 +102,8 @@ pub fn drive(router: &mut Router, run: &mut Run, host: &mut impl Host, mut now: 
                     break;
                 }
             }
+            // What this run needs is held by other runs for now; a sync host lets time pass.
+            Action::Pause { until } => now = now.max(until),
             // Every call is reported before the next question, so a sync host never waits.
             Action::Wait | Action::Finished { .. } => break,
         }

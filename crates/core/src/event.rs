@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::algo::Plan;
 use crate::graph::ToolGraph;
-use crate::health::BreakerState;
+use crate::health::{BreakerState, Refusal};
 use crate::monitor::Signal;
 use crate::vocab::{Category, EscalationReason, Status};
 use crate::Millis;
@@ -126,6 +126,12 @@ pub enum EventKind {
         tool: String,
         visit: u32,
     },
+    /// A tool would not take a call now (breaker, bulkhead, rate limit) or a failure was not
+    /// retried (retry budget): the run goes around it, or waits when nothing else leads on.
+    Shed {
+        tool: String,
+        reason: Refusal,
+    },
     /// The host ran another tool than the ones it was given (control-flow fault injection).
     Redirected {
         from: Vec<String>,
@@ -159,6 +165,7 @@ impl EventKind {
             EventKind::GoalDemoted { .. } => "GoalDemoted",
             EventKind::Revisited { .. } => "Revisited",
             EventKind::Redirected { .. } => "Redirected",
+            EventKind::Shed { .. } => "Shed",
             EventKind::Finished { .. } => "Finished",
         }
     }

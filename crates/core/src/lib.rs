@@ -8,8 +8,8 @@
 //! exists ([`Action::Escalate`]).
 //!
 //! Modules, lowest first (each uses only those above it): `limits`, `error`, `rng`, `graph`,
-//! `validate`, `algo`, `health`, `progress`, `monitor`, `vocab`, `event`, `audit`, `session`,
-//! `router`, `standalone`, `drive`.
+//! `validate`, `algo`, `health`, `progress`, `monitor`, `vocab`, `event`, `audit`, `metrics`,
+//! `session`, `router`, `standalone`, `drive`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_debug_implementations)]
@@ -24,6 +24,7 @@ pub mod event;
 pub mod graph;
 pub mod health;
 pub mod limits;
+pub mod metrics;
 pub mod monitor;
 pub mod progress;
 pub mod rng;
@@ -42,10 +43,11 @@ pub use drive::{drive, Host, Performed};
 pub use error::{AuditError, ConfigError, GraphError, Problem, ProblemKind, SessionError};
 pub use event::{Event, EventKind, PlanView};
 pub use graph::{GraphSpec, NodeIx, ToolGraph};
+pub use health::Observation;
 pub use health::{BreakerConfig, BreakerState, HealthBook};
 pub use monitor::{Context, Monitors, Signal, SignalKind};
 pub use progress::NodeState;
-pub use router::{Observation, Router};
+pub use router::Router;
 pub use session::Run;
 pub use standalone::Session;
 pub use vocab::{

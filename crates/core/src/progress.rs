@@ -15,6 +15,8 @@ pub struct NodeState {
     pub(crate) visits: u32,
     /// Its last result, for edge guards.
     pub(crate) output: Option<Value>,
+    /// The run has said (a `Shed` event) that it plans around this tool because of its health.
+    pub(crate) told: bool,
 }
 
 impl NodeState {

@@ -13,7 +13,8 @@
 //!   [`Router::record`]; [`Router::advance`] lets cooldowns pass.
 //! - **Drive runs**: [`Router::start`], then [`Router::next`] / [`Router::report`] /
 //!   [`Router::resolve_escalation`] per run, in the order the [`crate::session`] docs give.
-//! - **Read**: [`Router::graph`], [`Router::health`], [`Router::config`].
+//! - **End a run early**: [`Router::abandon`] (a deadline, a call or answer given up on).
+//! - **Read**: [`Router::graph`], [`Router::health`], [`Router::config`], [`Router::metrics`].
 //!
 //! `Router` is `Send` but holds no lock: a multi-threaded host wraps it in its own
 //! `Mutex<Router>` and keeps each `Run` beside it (a run is driven only with the router locked).
@@ -38,22 +39,12 @@ use alloc::vec::Vec;
 use crate::algo::{Dijkstra, Observer, Plan};
 use crate::error::{ConfigError, SessionError};
 use crate::graph::{NodeIx, ToolGraph};
-use crate::health::{HealthBook, Transition, WeightMemo};
+use crate::health::{HealthBook, Observation, Transition, WeightMemo};
+use crate::metrics::Metrics;
 use crate::monitor::Monitors;
 use crate::session::{Env, Run};
 use crate::vocab::{Action, Call, Decision, SessionConfig, Task, ToolResult};
 use crate::Millis;
-
-/// An outcome a host observed outside a run.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Observation {
-    /// A success, with its latency: feeds the rolling latency and the breaker.
-    Success { latency_ms: f64 },
-    /// A failure that counts toward the breaker's thresholds.
-    Failure,
-    /// A hard failure: the breaker opens at once.
-    Outage,
-}
 
 /// A tool graph with one live health. See the module docs.
 #[derive(Debug)]
@@ -68,6 +59,7 @@ pub struct Router {
     /// Live weights kept between routes while the health holds still; forgotten by every
     /// change to the health.
     memo: WeightMemo,
+    metrics: Metrics,
 }
 
 impl Router {
@@ -109,7 +101,8 @@ impl Router {
 
     fn build(graph: ToolGraph, config: SessionConfig, monitors: Monitors) -> Router {
         Router {
-            health: HealthBook::new(&graph, config.breaker),
+            metrics: Metrics::new(&graph),
+            health: HealthBook::with_admission(&graph, config.breaker, config.admission),
             graph,
             config,
             monitors,
@@ -184,16 +177,30 @@ impl Router {
     /// Records an outcome the host observed outside a run.
     pub fn record(&mut self, tool: NodeIx, observed: Observation, now: Millis) -> Option<Transition> {
         self.memo.forget();
-        match observed {
-            Observation::Success { latency_ms } => self.health.on_success(tool, latency_ms, now),
-            Observation::Failure => self.health.on_failure(tool, now),
-            Observation::Outage => self.health.trip(tool, now),
-        }
+        self.health.observe(tool, observed, now)
     }
 
     /// Starts a run of `task` on this router's graph.
-    pub fn start(&self, task: Task, now: Millis) -> Result<Run, SessionError> {
-        Run::new(&self.graph, task, now)
+    pub fn start(&mut self, task: Task, now: Millis) -> Result<Run, SessionError> {
+        let run = Run::new(&self.graph, task, now)?;
+        self.metrics.run_started();
+        Ok(run)
+    }
+
+    /// Ends `run` for the host (its deadline passed, it gave up waiting on a call or an answer):
+    /// the places its calls in flight held are given back, and it finishes escalated with an
+    /// `Escalated` event of reason `deadline` naming every failure it saw (nobody is asked).
+    pub fn abandon(&mut self, run: &mut Run, why: &str, now: Millis) -> Result<(), SessionError> {
+        self.drive(run, |run, env| {
+            run.abandon(env, why, now);
+            Ok(())
+        })
+    }
+
+    /// The router's counters and gauges in the Prometheus text exposition format.
+    pub fn metrics(&mut self, now: Millis) -> alloc::string::String {
+        self.advance(now);
+        self.metrics.render(&self.graph, &self.health, now)
     }
 
     /// What the host should do now for `run`.
@@ -243,7 +250,11 @@ impl Router {
             config: &self.config,
             monitors: &self.monitors,
         };
+        let before = run.events().len();
         let out = step(run, &mut env);
+        for e in run.events().get(before..).unwrap_or(&[]) {
+            self.metrics.observe(&self.graph, e);
+        }
         // A run's step may have recorded outcomes, counted calls or moved breakers.
         self.memo.forget();
         out

@@ -34,7 +34,7 @@ impl Session {
         monitors: Monitors,
         now: Millis,
     ) -> Result<Session, SessionError> {
-        let router = Router::with_parts(graph, config, monitors).map_err(SessionError::config)?;
+        let mut router = Router::with_parts(graph, config, monitors).map_err(SessionError::config)?;
         let run = router.start(task, now)?;
         Ok(Session { router, run })
     }

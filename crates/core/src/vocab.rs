@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ConfigError;
-use crate::health::BreakerConfig;
+use crate::health::{AdmissionConfig, BreakerConfig};
 use crate::monitor::{Context, Signal};
 use crate::Millis;
 
@@ -38,12 +38,15 @@ pub struct SessionConfig {
     /// Visits allowed per tool in a cyclic workflow (revisits included).
     pub visit_budget: u32,
     pub breaker: BreakerConfig,
+    /// How calls are let through to each tool, for every run of the router together.
+    pub admission: AdmissionConfig,
 }
 
 impl SessionConfig {
     /// The first setting that is out of range, named (see [`BreakerConfig::check`]).
     pub fn check(&self) -> Result<(), ConfigError> {
-        self.breaker.check().map_err(|e| e.within("breaker"))
+        self.breaker.check().map_err(|e| e.within("breaker"))?;
+        self.admission.check().map_err(|e| e.within("admission"))
     }
 }
 
@@ -54,6 +57,7 @@ impl Default for SessionConfig {
             escalation_budget: 4,
             visit_budget: 4,
             breaker: BreakerConfig::default(),
+            admission: AdmissionConfig::default(),
         }
     }
 }
@@ -150,6 +154,10 @@ pub struct Call {
     pub attempt: u32,
     /// Do not call before this clock value (retry backoff).
     pub not_before: Millis,
+    /// The same wait as a duration from when the call was handed out: a host should sleep this
+    /// long on a monotonic clock, so that its wall clock stepping back changes no backoff.
+    #[serde(default)]
+    pub delay_ms: Millis,
 }
 
 /// Why the session asks for help.
@@ -166,6 +174,9 @@ pub enum EscalationReason {
     Policy,
     /// A tool rejected its input; better input is needed.
     Input,
+    /// The host ended the run: its deadline passed, or it gave up waiting on a call or an
+    /// answer (see [`crate::Router::abandon`]). Nobody is asked.
+    Deadline,
 }
 
 /// What the session asks the LLM (or a person).
@@ -238,6 +249,12 @@ pub enum Action {
     },
     /// Calls are in flight; report them first.
     Wait,
+    /// Nothing can be called now: what this run needs is only full or rate-limited for the
+    /// moment (other runs hold it). Ask again at `until`, or sooner after any report to the
+    /// router; a run waits at most `admission.max_wait_ms` in all, then escalates.
+    Pause {
+        until: Millis,
+    },
     Escalate {
         request: EscalationRequest,
     },

@@ -209,6 +209,7 @@ fn the_escalation_that_exhausts_the_default_budget_is_an_event() {
             }
             Action::Escalate { .. } => s.resolve_escalation(Decision::Approve, now).unwrap(),
             Action::Wait => panic!("wait with nothing in flight"),
+            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
             Action::Finished { outcome } => break outcome,
         }
         assert!(now < 100, "no end");
@@ -296,6 +297,7 @@ fn a_reroute_does_not_pass_through_completed_work() {
                 s.resolve_escalation(Decision::Abort { message: "stop".into() }, now).unwrap()
             }
             Action::Wait => panic!("wait with nothing in flight"),
+            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
             Action::Finished { outcome } => break outcome,
         }
         assert!(now < 50, "no end");
@@ -534,6 +536,7 @@ fn a_result_reported_for_a_waypoint_does_not_trap_the_plan() {
                 s.resolve_escalation(Decision::Abort { message: "stop".into() }, now).unwrap()
             }
             Action::Wait => panic!("wait with nothing in flight"),
+            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
             Action::Finished { outcome } => break outcome,
         }
         assert!(now < 1_000, "no end");
@@ -577,11 +580,13 @@ fn costs_survive_export_and_import_exactly() {
 
 /// fuzz/corpus/session_ops/regress-retry-backoff-overflow: a description may declare any u64
 /// backoff; the retry time `now + backoff x attempt` overflowed (a panic with overflow checks, a
-/// retry time in the past without). It saturates: the retry is due at the end of time.
+/// retry time in the past without). It saturates: the retry is due at the end of time. (The
+/// default cap, 30 s, keeps such a wait short; this one lifts the cap.)
 #[test]
 fn a_huge_retry_backoff_saturates() {
     let graph = ToolGraph::from_json(
-        r#"{"nodes":[{"id":"start","tool":false},{"id":"a","retry":{"attempts":2,"backoff_ms":18446744073709551615}},
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"a","retry":{"attempts":2,"backoff_ms":18446744073709551615,
+                     "max_backoff_ms":18446744073709551615,"jitter":false}},
                      {"id":"done","tool":false}],
             "edges":[{"from":"start","to":"a"},{"from":"a","to":"done"}],"start":"start","goal":"done"}"#,
     )

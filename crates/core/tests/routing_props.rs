@@ -256,6 +256,7 @@ fn run_session(
                 s.resolve_escalation(d, now).unwrap();
             }
             Action::Wait => panic!("nothing in flight, yet asked to wait"),
+            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
             Action::Finished { .. } => break,
         }
     }

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use shr_core::audit_completion;
 use shr_core::check_observability;
 use shr_core::event::EventKind;
-use shr_core::graph::{EdgeSpec, GraphSpec, Guard, JoinSpec, NodeSpec, RetryPolicy, RiskRule};
+use shr_core::graph::{EdgeSpec, GraphSpec, Guard, JoinSpec, NodeSpec, RateLimitSpec, RetryPolicy, RiskRule};
 use shr_core::rng::SplitMix64;
 use shr_core::validate::Validator;
 use shr_core::{
@@ -127,7 +127,19 @@ fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
             nd.join = Some(JoinSpec { quorum: 1 + rng.below(indeg[i] as u64) as u32 });
         }
         if rng.below(3) == 0 {
-            nd.retry = Some(RetryPolicy { attempts: rng.below(4) as u32, backoff_ms: rng.below(100) });
+            nd.retry = Some(RetryPolicy {
+                attempts: rng.below(4) as u32,
+                backoff_ms: rng.below(100),
+                jitter: rng.below(2) == 0,
+                ..RetryPolicy::default()
+            });
+        }
+        if rng.below(16) == 0 {
+            nd.max_concurrent = Some(1 + rng.below(3) as u32);
+        }
+        if rng.below(32) == 0 {
+            nd.rate_limit =
+                Some(RateLimitSpec { calls: 1 + rng.below(5) as u32, per_ms: 1 + rng.below(60_000) });
         }
         // Quotas are per hour and the router's tasks come about a minute apart: a small quota
         // takes its tool out for most of the run, so they are rare.
@@ -360,7 +372,7 @@ fn drive(
                     if in_flight.contains(&c.tool) {
                         return Err(format!("{} called while in flight", c.tool));
                     }
-                    now = now.max(c.not_before);
+                    now = now.saturating_add(c.delay_ms);
                     in_flight.push(c.tool);
                 }
             }
@@ -368,6 +380,12 @@ fn drive(
                 if in_flight.is_empty() {
                     return Err("asked to wait with nothing in flight".into());
                 }
+            }
+            Action::Pause { until } => {
+                if until <= now {
+                    return Err("paused until a time already passed".into());
+                }
+                now = until;
             }
             Action::Escalate { .. } => {
                 let d = match rng.below(10) {

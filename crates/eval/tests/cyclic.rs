@@ -36,7 +36,7 @@ fn drive(graph: ToolGraph, config: SessionConfig, verdicts: &[&str]) -> Session 
             Action::Escalate { .. } => {
                 s.resolve_escalation(shr_core::Decision::Abort { message: "stop".into() }, now).unwrap()
             }
-            Action::Wait => panic!("wait"),
+            Action::Wait | Action::Pause { .. } => panic!("wait"),
             Action::Finished { .. } => break,
         }
     }

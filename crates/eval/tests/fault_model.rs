@@ -53,7 +53,7 @@ fn drive(graph: ToolGraph, mut script: Vec<ToolResult>, decision: Decision) -> S
                 }
             }
             Action::Escalate { .. } => s.resolve_escalation(decision.clone(), now).unwrap(),
-            Action::Wait => panic!("wait with nothing in flight"),
+            Action::Wait | Action::Pause { .. } => panic!("wait with nothing in flight"),
             Action::Finished { .. } => break,
         }
     }

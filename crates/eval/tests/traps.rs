@@ -169,7 +169,7 @@ fn k_simultaneous_failures_cost_one_recomputation() {
 #[test]
 fn transient_failures_are_retried_within_the_budget_then_rerouted() {
     let g = ToolGraph::from_json(
-        r#"{"nodes":[{"id":"s","tool":false},{"id":"a","retry":{"attempts":2,"backoff_ms":50}},{"id":"b"},{"id":"g","tool":false}],
+        r#"{"nodes":[{"id":"s","tool":false},{"id":"a","retry":{"attempts":2,"backoff_ms":50,"jitter":false}},{"id":"b"},{"id":"g","tool":false}],
             "edges":[{"from":"s","to":"a"},{"from":"s","to":"b","cost":3},{"from":"a","to":"g"},{"from":"b","to":"g"}],
             "start":"s","goal":"g"}"#,
     )

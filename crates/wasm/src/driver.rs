@@ -1,7 +1,7 @@
 //! `Router.run`: drives a core session with async JS tool functions.
 //!
 //! The loop is the core's host loop and nothing more: ask `next(clock())`; on `call_tools`
-//! start every call at once (each after its `not_before`, through `sleep`); on `wait` take the
+//! start every call at once (each after its `delayMs`, through `sleep`); on `wait` take the
 //! first call to settle, translate what the tool did into a `ToolResult`, `report` it and ask
 //! again; on `escalate` await the host's `escalate(request)` and pass its decision back; on
 //! `finished` resolve. New events go to `onEvent` after every step.
@@ -115,7 +115,7 @@ impl RunOptions {
 struct InFlight {
     tool: String,
     attempt: u32,
-    /// Waiting for `not_before` (a retry's backoff), then the tool.
+    /// Waiting out a retry's backoff (`delay_ms`), then the tool.
     phase: Phase,
     started: u64,
 }
@@ -148,7 +148,7 @@ async fn drive(
         if is_nullish(&task_js) { JsValue::UNDEFINED } else { get(&task_js, "context", "bad_task", "task")? };
     let context = if is_nullish(&context) { Object::new().into() } else { context };
     let t0 = opts.now()?;
-    let mut run = inner.borrow().router.start(task, t0).map_err(task_error)?;
+    let mut run = inner.borrow_mut().router.start(task, t0).map_err(task_error)?;
     let mut host =
         Host { opts, context, results: Object::new(), in_flight: Vec::new(), events: Array::new() };
     let result = host.drive(&inner, &mut run).await;
@@ -187,8 +187,9 @@ impl Host {
                 Action::CallTools { calls } => {
                     let now = self.opts.now()?;
                     for call in calls {
-                        let phase = if call.not_before > now {
-                            Phase::Backoff(self.sleep((call.not_before - now) as f64))
+                        // The backoff as a duration: a host clock that steps back changes no wait.
+                        let phase = if call.delay_ms > 0 {
+                            Phase::Backoff(self.sleep(call.delay_ms as f64))
                         } else {
                             self.start_tool(&call.tool, call.attempt)
                         };
@@ -198,6 +199,15 @@ impl Host {
                             phase,
                             started: now,
                         });
+                    }
+                }
+                Action::Pause { until } => {
+                    // Other runs of this router hold what this run needs (a full bulkhead, a
+                    // spent rate limit): look again after a short wait, which the core bounds.
+                    let now = self.opts.now()?;
+                    let wait = self.sleep(until.saturating_sub(now).max(1) as f64);
+                    if let Err(e) = wait.await {
+                        return Err(ShrError::new("bad_options", format!("sleep() failed: {}", message_of(&e))));
                     }
                 }
                 Action::Wait => {

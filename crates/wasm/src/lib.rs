@@ -500,6 +500,14 @@ impl Router {
         Ok(self.health_view(v, now)?)
     }
 
+    /// The router's counters (calls, failures, retries, sheds per tool; reroutes, escalations,
+    /// runs) and gauges (breaker state, calls in flight, live weight) in the Prometheus text
+    /// exposition format, for a `/metrics` endpoint.
+    pub fn metrics(&self, now: Option<f64>) -> Result<String, JsValue> {
+        let now = self.now(now)?;
+        Ok(self.inner.borrow_mut().router.metrics(now))
+    }
+
     /// A low-level session: a run of a task on this router, driven by the host with `next`,
     /// `report` and `resolveEscalation`. It shares the router's one live health with every
     /// other session and run of the router: what it reports, they route on at once.
@@ -514,7 +522,7 @@ impl Router {
         } else {
             self.now(Some(now.as_f64().ok_or_else(|| ShrError::new("bad_clock", "now must be a number"))?))?
         };
-        let run = self.inner.borrow().router.start(task, now).map_err(task_error)?;
+        let run = self.inner.borrow_mut().router.start(task, now).map_err(task_error)?;
         Ok(Session { router: self.shared(), run })
     }
 

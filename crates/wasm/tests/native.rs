@@ -48,10 +48,11 @@ fn drive_like_js(s: &Scenario) -> Run {
                 for call in calls {
                     let v = graph.index(&call.tool).expect("called tool exists");
                     let result = tools.call(&graph, v);
-                    let done = now.max(call.not_before) + MockTools::latency(v) as u64;
+                    let done = now + call.delay_ms + MockTools::latency(v) as u64;
                     in_flight.push((call.tool, result, done));
                 }
             }
+            Action::Pause { .. } => panic!("{}: a run alone has nothing to wait for", s.id),
             Action::Wait => {
                 let first =
                     (0..in_flight.len()).min_by_key(|&i| (in_flight[i].2, i)).expect("a call in flight");

@@ -88,6 +88,12 @@ impl ToolGraph {
                     );
                 }
             }
+            if n.max_concurrent == Some(0) {
+                push(ProblemKind::BadValue, &n.id, "max_concurrent must be at least 1".into());
+            }
+            if n.rate_limit.is_some_and(|r| r.calls == 0 || r.per_ms == 0) {
+                push(ProblemKind::BadValue, &n.id, "rate_limit needs calls and per_ms of at least 1".into());
+            }
             if n.quota == Some(0) {
                 push(ProblemKind::BadValue, &n.id, "quota must be at least 1".into());
             }
@@ -122,6 +128,8 @@ impl ToolGraph {
                 },
                 retry: n.retry.unwrap_or_default(),
                 quota: n.quota,
+                rate_limit: n.rate_limit,
+                max_concurrent: n.max_concurrent,
                 baseline_latency_ms: n.baseline_latency_ms,
                 validators: n.validators.clone(),
                 x: n.x,

@@ -32,6 +32,8 @@ pub struct Node {
     pub join: Join,
     pub retry: RetryPolicy,
     pub quota: Option<u32>,
+    pub rate_limit: Option<RateLimitSpec>,
+    pub max_concurrent: Option<u32>,
     pub baseline_latency_ms: Option<f64>,
     pub validators: Vec<Validator>,
     pub x: Option<f64>,

@@ -20,23 +20,40 @@ pub enum Join {
 
 /// Retry policy for transient service failures of one tool. A field left out takes the
 /// default policy's value (one retry, no backoff), the same as leaving out `retry` entirely.
+/// The wait before retry `n` is `backoff_ms x 2^(n-1)`, capped at `max_backoff_ms`, drawn
+/// uniformly below that with `jitter` (see [`crate::health::backoff`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RetryPolicy {
     /// Extra attempts after the first call (0 = never retry).
     pub attempts: u32,
-    /// Clock time to wait before each retry, multiplied by the attempt number.
+    /// The wait before the first retry; it doubles with each retry.
     pub backoff_ms: u64,
+    /// The longest wait before a retry.
+    pub max_backoff_ms: u64,
+    /// Full jitter: runs that fail together do not retry together.
+    pub jitter: bool,
 }
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { attempts: 1, backoff_ms: 0 }
+        RetryPolicy { attempts: 1, backoff_ms: 0, max_backoff_ms: 30_000, jitter: true }
     }
 }
 
-/// One node as written in the JSON description.
+/// `"rate_limit": {"calls": n, "per_ms": t}`: at most `n` calls per `t` ms, for every run of a
+/// router together (a token bucket, [`crate::health::TokenBucket`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimitSpec {
+    pub calls: u32,
+    pub per_ms: u64,
+}
+
+/// One node as written in the JSON description. A field it does not know is an error (a
+/// misspelt `validator` must not turn validation off in silence).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,9 +70,18 @@ pub struct NodeSpec {
     pub join: Option<JoinSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetryPolicy>,
+    /// What the tool does, for people and agents reading the graph.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// Calls allowed per quota window; the rate-limit factor rises near it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quota: Option<u32>,
+    /// A hard rate limit shared by every run: over it, the tool is routed around.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimitSpec>,
+    /// Calls allowed in flight at once (a bulkhead); the router's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrent: Option<u32>,
     /// Normal latency of the tool; the latency factor compares the rolling mean with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_latency_ms: Option<f64>,
@@ -79,7 +105,10 @@ impl NodeSpec {
             tool: true,
             join: None,
             retry: None,
+            description: None,
             quota: None,
+            rate_limit: None,
+            max_concurrent: None,
             baseline_latency_ms: None,
             validators: Vec::new(),
             x: None,
@@ -90,12 +119,14 @@ impl NodeSpec {
 
 /// `"join": {"quorum": k}` in JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JoinSpec {
     pub quorum: u32,
 }
 
 /// One edge as written in the JSON description.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EdgeSpec {
     pub from: String,
     pub to: String,
@@ -110,6 +141,7 @@ pub struct EdgeSpec {
 /// counterpart of seed 004's natural-language transition criteria ("if verification fails,
 /// return to search"). Before the source has a result the guard is assumed to hold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Guard {
     /// Dot path into the result (`ok`, `booking.status`).
     pub field: String,
@@ -138,6 +170,7 @@ fn is_false(v: &bool) -> bool {
 /// A risk rule: before calling a tool of `stage`, if context value `key` exceeds `max`, the risk
 /// monitor raises a signal of `priority` (which escalates when it wins).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RiskRule {
     pub key: String,
     pub max: f64,
@@ -149,6 +182,7 @@ pub struct RiskRule {
 /// An intent rule: when the task's `request` text contains `keyword`, the intent monitor raises a
 /// routine signal of `priority`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct IntentRule {
     pub keyword: String,
     #[serde(default = "intent_priority")]
@@ -157,6 +191,7 @@ pub struct IntentRule {
 
 /// The JSON description of a tool graph.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GraphSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,

@@ -107,6 +107,10 @@ pub struct Breaker {
     consecutive: u32,
     recovering: u32,
     window: VecDeque<(Millis, bool)>,
+    /// Counts state changes: a call admitted under an older generation reports a stale outcome,
+    /// which is remembered but never moves the state (a slow call that left before the breaker
+    /// opened must not close it, nor stand for the probe of a half-open one).
+    generation: u64,
 }
 
 impl Breaker {
@@ -119,7 +123,36 @@ impl Breaker {
             consecutive: 0,
             recovering: 0,
             window: VecDeque::new(),
+            generation: 0,
         }
+    }
+
+    /// The current generation (see the field's docs).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Whether a call could go through now, as of the last [`Breaker::poll`] (nothing taken).
+    pub fn admits(&self) -> bool {
+        match self.state {
+            BreakerState::Closed => true,
+            BreakerState::Open => false,
+            BreakerState::HalfOpen => self.probes_used < self.config.half_open_probes,
+        }
+    }
+
+    /// A call admitted in generation `generation` ended without an outcome (abandoned): a probe
+    /// it held is given back, or a HALF_OPEN breaker would wait forever for it.
+    pub fn release(&mut self, generation: u64) {
+        if generation == self.generation && self.state == BreakerState::HalfOpen {
+            self.probes_used = self.probes_used.saturating_sub(1);
+        }
+    }
+
+    /// The outcome of a call admitted under an older generation: it counts in the window (the
+    /// error rate) and nowhere else.
+    pub fn on_stale(&mut self, now: Millis, ok: bool) {
+        self.remember(now, ok);
     }
 
     pub fn config(&self) -> &BreakerConfig {
@@ -288,6 +321,7 @@ impl Breaker {
     fn set(&mut self, to: BreakerState) -> Transition {
         let t = Transition { from: self.state, to };
         self.state = to;
+        self.generation = self.generation.wrapping_add(1);
         t
     }
 }

@@ -2,18 +2,102 @@
 //! routing uses. Every outcome a host reports feeds it; the clock is always passed in.
 
 pub mod breaker;
+pub mod concurrency;
 pub mod memo;
+pub mod rate_limit;
+pub mod retry;
 pub mod weight;
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
 
 pub use breaker::{Breaker, BreakerConfig, BreakerState, Transition};
+pub use concurrency::Concurrency;
 pub use memo::{LiveWeights, WeightMemo};
+pub use rate_limit::TokenBucket;
+pub use retry::{backoff, RetryBudget};
 pub use weight::{edge_weight, Factors};
 
+use crate::error::ConfigError;
 use crate::graph::{NodeIx, ToolGraph};
 use crate::Millis;
+
+/// How calls are let through to a tool, for every run of a router at once.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdmissionConfig {
+    /// Calls in flight per tool (a bulkhead) when its node says nothing; `None`: no ceiling.
+    pub max_concurrent: Option<u32>,
+    /// The slow-start window: calls a tool with no record may have in flight at once; each
+    /// success lets one more through. 0 turns slow start off.
+    pub initial_concurrency: u32,
+    /// Retries in flight per tool, as a share of its calls in flight.
+    pub retry_budget: RetryBudget,
+    /// How long a run waits for a tool that is only full or rate-limited for now, when no other
+    /// path exists, before it escalates.
+    pub max_wait_ms: Millis,
+}
+
+impl Default for AdmissionConfig {
+    fn default() -> Self {
+        AdmissionConfig {
+            max_concurrent: None,
+            initial_concurrency: 3,
+            retry_budget: RetryBudget::default(),
+            max_wait_ms: 10_000,
+        }
+    }
+}
+
+impl AdmissionConfig {
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if self.max_concurrent == Some(0) {
+            return Err(ConfigError::new(
+                "max_concurrent",
+                "must be at least 1 (leave it out for no ceiling)",
+            ));
+        }
+        self.retry_budget.check().map_err(|e| e.within("retry_budget"))
+    }
+}
+
+/// Why a call was not let through now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// The breaker is OPEN.
+    Open,
+    /// The breaker is HALF_OPEN and its probes are out.
+    Probing,
+    /// As many calls are in flight as the bulkhead or the slow-start window allows.
+    Full,
+    /// The rate limit's tokens are spent.
+    RateLimited,
+    /// The tool's retry budget is spent: the failure is not retried.
+    RetryBudget,
+}
+
+/// A call let through to a tool: hand it back with [`HealthBook::settle`] or
+/// [`HealthBook::release`], exactly once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Permit {
+    pub tool: NodeIx,
+    /// The breaker's generation when the call was let through.
+    generation: u64,
+    retry: bool,
+}
+
+/// An outcome a host observed, of a call it made through a [`Permit`] or outside any run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Observation {
+    /// A success, with its latency: feeds the rolling latency and the breaker.
+    Success { latency_ms: f64 },
+    /// A failure that counts toward the breaker's thresholds.
+    Failure,
+    /// A hard failure: the breaker opens at once.
+    Outage,
+}
 
 /// Samples kept for the rolling latency mean.
 const LATENCY_SAMPLES: usize = 20;
@@ -29,6 +113,9 @@ pub struct ToolHealth {
     baseline_ms: Option<f64>,
     quota: Option<u32>,
     base_cost: f64,
+    concurrency: Concurrency,
+    bucket: Option<TokenBucket>,
+    retries_in_flight: u32,
 }
 
 impl ToolHealth {
@@ -43,6 +130,28 @@ impl ToolHealth {
     fn calls_in_window(&self, now: Millis) -> u32 {
         self.calls.iter().filter(|t| now.saturating_sub(**t) < QUOTA_WINDOW_MS).count() as u32
     }
+
+    /// Why a call would be refused now, if it would (nothing is taken).
+    fn refusal(&self, now: Millis) -> Option<Refusal> {
+        if !self.breaker.admits() {
+            return Some(if self.breaker.state() == BreakerState::Open {
+                Refusal::Open
+            } else {
+                Refusal::Probing
+            });
+        }
+        if !self.concurrency.has_room() {
+            return Some(Refusal::Full);
+        }
+        if self.bucket.as_ref().is_some_and(|b| !b.has_token(now)) {
+            return Some(Refusal::RateLimited);
+        }
+        None
+    }
+
+    pub fn in_flight(&self) -> u32 {
+        self.concurrency.in_flight()
+    }
 }
 
 /// Health of every tool of a graph, indexed like its nodes.
@@ -56,6 +165,7 @@ pub struct HealthBook {
     /// No weight changes with the clock alone before this (an outcome or a quota call growing
     /// too old to count); see [`HealthBook::steady_until`]. May be early, never late.
     steady_until: Millis,
+    retry_budget: RetryBudget,
 }
 
 /// Two books are equal when their tools are; `quiet_until` is only a shortcut.
@@ -66,8 +176,13 @@ impl PartialEq for HealthBook {
 }
 
 impl HealthBook {
-    /// Healthy tools with the given breaker settings.
+    /// Healthy tools with the given breaker settings and default admission.
     pub fn new(graph: &ToolGraph, config: BreakerConfig) -> Self {
+        HealthBook::with_admission(graph, config, AdmissionConfig::default())
+    }
+
+    /// Healthy tools with the given breaker and admission settings.
+    pub fn with_admission(graph: &ToolGraph, config: BreakerConfig, admission: AdmissionConfig) -> Self {
         HealthBook {
             tools: graph
                 .nodes()
@@ -79,11 +194,97 @@ impl HealthBook {
                     baseline_ms: n.baseline_latency_ms,
                     quota: n.quota,
                     base_cost: n.base_cost,
+                    concurrency: Concurrency::new(
+                        admission.initial_concurrency,
+                        n.max_concurrent.or(admission.max_concurrent),
+                    ),
+                    bucket: n.rate_limit.map(|r| TokenBucket::new(r.calls, r.per_ms)),
+                    retries_in_flight: 0,
                 })
                 .collect(),
+            retry_budget: admission.retry_budget,
             quiet_until: Millis::MAX,
             steady_until: Millis::MAX,
         }
+    }
+
+    /// Lets a call through to `v` now, or says why not. Takes a probe of a HALF_OPEN breaker, a
+    /// place in the bulkhead and a rate-limit token together, or nothing.
+    pub fn admit(&mut self, v: NodeIx, now: Millis, retry: bool) -> Result<Permit, Refusal> {
+        let t = self.tools.get_mut(v).ok_or(Refusal::Open)?;
+        t.breaker.poll(now);
+        if let Some(why) = t.refusal(now) {
+            return Err(why);
+        }
+        // Checked above: each of these succeeds.
+        let generation = t.breaker.generation();
+        t.breaker.try_acquire(now);
+        t.concurrency.try_acquire();
+        if let Some(b) = &mut t.bucket {
+            b.try_take(now);
+            self.steady_until = self.steady_until.min(b.next_token_at(now));
+        }
+        t.retries_in_flight += u32::from(retry);
+        Ok(Permit { tool: v, generation, retry })
+    }
+
+    /// Why `v` would refuse a call now, if it would.
+    pub fn refusal(&self, v: NodeIx, now: Millis) -> Option<Refusal> {
+        self.tools.get(v).and_then(|t| t.refusal(now))
+    }
+
+    /// Whether a failed call of `v` may be retried now under the tool's retry budget.
+    pub fn retry_allowed(&self, v: NodeIx) -> bool {
+        self.tools.get(v).is_some_and(|t| self.retry_budget.allows(t.retries_in_flight, t.in_flight()))
+    }
+
+    /// A permitted call ended with `observed`. An outcome of a call let through under an older
+    /// breaker generation counts in the error rate only: it cannot move the breaker.
+    pub fn settle(&mut self, permit: Permit, observed: Observation, now: Millis) -> Option<Transition> {
+        let t = self.tools.get_mut(permit.tool)?;
+        t.concurrency.release();
+        t.retries_in_flight = t.retries_in_flight.saturating_sub(u32::from(permit.retry));
+        match observed {
+            Observation::Success { .. } => t.concurrency.on_success(),
+            _ => t.concurrency.on_failure(),
+        }
+        if permit.generation != t.breaker.generation() {
+            t.breaker.poll(now);
+        }
+        if permit.generation != t.breaker.generation() {
+            t.breaker.on_stale(now, matches!(observed, Observation::Success { .. }));
+            if let Observation::Success { latency_ms } = observed {
+                Self::remember_latency(t, latency_ms);
+            }
+            self.watch(permit.tool, now);
+            return None;
+        }
+        self.observe(permit.tool, observed, now)
+    }
+
+    /// A permitted call ended without an outcome (the host gave up on it): its place, and a
+    /// probe it held, are given back.
+    pub fn release(&mut self, permit: Permit) {
+        if let Some(t) = self.tools.get_mut(permit.tool) {
+            t.concurrency.release();
+            t.retries_in_flight = t.retries_in_flight.saturating_sub(u32::from(permit.retry));
+            t.breaker.release(permit.generation);
+        }
+    }
+
+    /// Records an outcome of `v` observed now (outside a permit: a host's own observation).
+    pub fn observe(&mut self, v: NodeIx, observed: Observation, now: Millis) -> Option<Transition> {
+        let change = match observed {
+            Observation::Success { latency_ms } => self.on_success(v, latency_ms, now),
+            Observation::Failure => self.on_failure(v, now),
+            Observation::Outage => self.trip(v, now),
+        };
+        if change.is_some_and(|c| c.to == BreakerState::Open) {
+            if let Some(t) = self.tools.get_mut(v) {
+                t.concurrency.restart();
+            }
+        }
+        change
     }
 
     /// Keeps `quiet_until` no later than the cooldown of `v`'s breaker, if it is OPEN, and
@@ -112,7 +313,8 @@ impl HealthBook {
             .flat_map(|t| {
                 let calls =
                     t.calls.iter().map(|c| c.saturating_add(QUOTA_WINDOW_MS)).filter(|&at| at > now).min();
-                [t.breaker.window_expires_after(now), calls]
+                let token = t.bucket.as_ref().map(|b| b.next_token_at(now)).filter(|&at| at > now);
+                [t.breaker.window_expires_after(now), calls, token]
             })
             .flatten()
             .min()
@@ -154,9 +356,7 @@ impl HealthBook {
         self.tools.get_mut(v).is_some_and(|t| t.breaker.try_acquire(now))
     }
 
-    /// Records a success with its latency.
-    pub fn on_success(&mut self, v: NodeIx, latency_ms: f64, now: Millis) -> Option<Transition> {
-        let t = self.tools.get_mut(v)?;
+    fn remember_latency(t: &mut ToolHealth, latency_ms: f64) {
         if latency_ms.is_finite() && latency_ms >= 0.0 {
             if t.baseline_ms.is_none() {
                 // With no declared baseline, the first observation is the tool's normal.
@@ -167,6 +367,12 @@ impl HealthBook {
             }
             t.latencies.push_back(latency_ms);
         }
+    }
+
+    /// Records a success with its latency.
+    pub fn on_success(&mut self, v: NodeIx, latency_ms: f64, now: Millis) -> Option<Transition> {
+        let t = self.tools.get_mut(v)?;
+        Self::remember_latency(t, latency_ms);
         let change = t.breaker.on_success(now);
         self.watch(v, now);
         change
@@ -207,8 +413,14 @@ impl HealthBook {
         }
     }
 
-    /// The factors of the tool's weight now.
+    /// The factors of the tool's weight now. A tool that would refuse a call now (breaker OPEN
+    /// or its probes out, bulkhead full, rate limit spent) weighs infinite: every run routes
+    /// around it until it can take calls again.
     pub fn factors(&self, v: NodeIx, now: Millis) -> Factors {
+        self.factors_with(v, now, true)
+    }
+
+    fn factors_with(&self, v: NodeIx, now: Millis, admission: bool) -> Factors {
         let Some(t) = self.tools.get(v) else {
             return Factors {
                 base_cost: 1.0,
@@ -218,13 +430,28 @@ impl HealthBook {
                 availability: 1.0,
             };
         };
+        let refusal = if admission { t.refusal(now) } else { None };
+        let rate_limit = match refusal {
+            Some(Refusal::RateLimited) => f64::INFINITY,
+            _ => weight::rate_limit_factor(t.calls_in_window(now), t.quota),
+        };
+        let availability = match refusal {
+            Some(Refusal::Open | Refusal::Probing | Refusal::Full) => f64::INFINITY,
+            _ => t.breaker.availability(),
+        };
         Factors {
             base_cost: t.base_cost,
             latency: weight::latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0)),
             reliability: weight::reliability_factor(t.breaker.error_rate(now)),
-            rate_limit: weight::rate_limit_factor(t.calls_in_window(now), t.quota),
-            availability: t.breaker.availability(),
+            rate_limit,
+            availability,
         }
+    }
+
+    /// The tool's weight if it could take a call now: what a run weighs a tool it already has
+    /// a call in flight to, and what a tool that is only full or rate-limited will weigh.
+    pub fn weight_when_admitted(&self, v: NodeIx, now: Millis) -> f64 {
+        self.factors_with(v, now, false).weight()
     }
 
     /// The composite weight routing uses for edges into this tool.

@@ -149,6 +149,29 @@ impl Run {
         self.outcome = Some(outcome);
     }
 
+    /// The host ends the run (see [`crate::Router::abandon`]).
+    pub(crate) fn abandon(&mut self, env: &mut Env<'_>, why: &str, now: crate::Millis) {
+        if self.outcome.is_some() {
+            return;
+        }
+        self.tick(now);
+        for (_, (_, permit)) in core::mem::take(&mut self.in_flight) {
+            env.health.release(permit);
+        }
+        self.retry_at.clear();
+        self.paused_until = None;
+        self.escalation = None;
+        self.emit(EventKind::Escalated {
+            reason: EscalationReason::Deadline,
+            goal: env.graph.id(self.goal).to_string(),
+            failed: self.failed_ids.clone(),
+            completed: self.completion.iter().map(|&v| env.graph.id(v).to_string()).collect(),
+            agent_action: None,
+            llm_call: 0,
+        });
+        self.finish(env, Status::Escalated, Some(why.to_string()));
+    }
+
     pub(super) fn breaker_event(&mut self, env: &Env<'_>, v: NodeIx, t: Option<Transition>) {
         if let Some(t) = t {
             self.emit(EventKind::BreakerChanged {

@@ -51,7 +51,7 @@ use crate::algo::{Dijkstra, Plan};
 use crate::error::SessionError;
 use crate::event::{Event, EventKind};
 use crate::graph::{NodeIx, ToolGraph};
-use crate::health::HealthBook;
+use crate::health::{HealthBook, Permit};
 use crate::monitor::{Context, Monitors, Signal};
 pub use crate::progress::NodeState;
 use crate::vocab::{EscalationRequest, Outcome, SessionConfig, Task};
@@ -99,13 +99,17 @@ pub struct Run {
     /// Completed nodes in completion order.
     completion: Vec<NodeIx>,
     cost: f64,
-    /// Calls in flight: tool -> attempt.
-    in_flight: BTreeMap<NodeIx, u32>,
+    /// Calls in flight: tool -> (attempt, the permit the tool's health gave it).
+    in_flight: BTreeMap<NodeIx, (u32, Permit)>,
     /// Retries due: tool -> (attempt, not before).
     retry_at: BTreeMap<NodeIx, (u32, Millis)>,
     failed_ids: Vec<String>,
     needs_replan: bool,
     pending: Pending,
+    /// Waiting for a tool that is only full or rate-limited for now: ask again then.
+    paused_until: Option<Millis>,
+    /// When this wait began (bounded by `admission.max_wait_ms`).
+    waiting_since: Option<Millis>,
     /// Risk rules already answered by an escalation.
     acknowledged: Vec<bool>,
     escalation: Option<EscalationRequest>,
@@ -150,6 +154,8 @@ impl Run {
             failed_ids: Vec::new(),
             needs_replan: false,
             pending: Pending::default(),
+            paused_until: None,
+            waiting_since: None,
             acknowledged: alloc::vec![false; graph.risk_rules().len()],
             escalation: None,
             outcome: None,

@@ -1,6 +1,7 @@
 //! Replanning: the cheapest healthy plan from where execution stands, over live weights masked
 //! by what this task knows (tools it avoids, completed work, visit budgets, edge guards).
 
+use alloc::collections::BTreeMap;
 use alloc::string::ToString;
 use alloc::vec::Vec;
 
@@ -8,9 +9,13 @@ use super::{Env, NodeState, Run};
 use crate::algo::{EdgeWeight, Plan};
 use crate::event::{EventKind, PlanView};
 use crate::graph::{NodeIx, ToolGraph};
-use crate::health::{edge_weight, HealthBook};
+use crate::health::{edge_weight, HealthBook, Permit};
 use crate::vocab::EscalationReason;
 use crate::Millis;
+
+/// How long a run waits for a full or rate-limited tool before it looks again. Short: another
+/// run's report usually frees the place sooner, and a host may ask again after any report.
+const PAUSE_MS: Millis = 25;
 
 impl Run {
     pub(super) fn replan(&mut self, env: &mut Env<'_>) {
@@ -26,9 +31,10 @@ impl Run {
         let mut plan = self.plan.take().unwrap_or_default();
         let old = plan.clone();
         let had_plan = !old.nodes.is_empty();
-        let found = self.route(env, &sources, cyclic, true, &mut plan);
+        let found = self.route(env, &sources, cyclic, true, false, &mut plan);
         self.needs_replan = false;
         if found {
+            self.waiting_since = None;
             if cyclic {
                 for i in 0..plan.nodes.len() {
                     let v = plan.nodes[i];
@@ -55,10 +61,23 @@ impl Run {
             } else {
                 self.emit(EventKind::PathPlanned { plan: to_plan });
             }
+            self.tell_refused_alternatives(env, &plan);
             self.plan = Some(plan);
         } else {
-            let over_budget = cyclic && self.route(env, &sources, cyclic, false, &mut plan);
+            let over_budget = cyclic && self.route(env, &sources, cyclic, false, false, &mut plan);
+            // Tools that are only full or rate-limited for now will take calls again: wait for
+            // them (bounded) rather than ask the LLM.
+            let wait = !over_budget && self.route(env, &sources, cyclic, true, true, &mut plan);
             self.plan = Some(old);
+            if wait {
+                let since = *self.waiting_since.get_or_insert(self.now);
+                if self.now.saturating_sub(since) < env.config.admission.max_wait_ms {
+                    self.paused_until = Some(self.now.saturating_add(PAUSE_MS));
+                    self.needs_replan = true;
+                    self.pending = pending;
+                    return;
+                }
+            }
             let reason = if pending.policy {
                 EscalationReason::Policy
             } else if over_budget {
@@ -71,19 +90,43 @@ impl Run {
         }
     }
 
-    /// Routes from where execution stands over live weights.
+    /// Says which tools the plan goes around because of what the router's health says of them
+    /// now (a breaker another run opened, a full bulkhead, a spent rate limit): the steps the
+    /// plan takes could have gone to them. Once per tool and run, and not for tools this run saw
+    /// fail itself (their failure was said). O(out-degree of the plan's nodes).
+    fn tell_refused_alternatives(&mut self, env: &Env<'_>, plan: &Plan) {
+        for &u in &plan.nodes {
+            for &e in env.graph.out_edges(u) {
+                let w = env.graph.edge(e as usize).to;
+                let node = &self.nodes[w];
+                if node.told || node.avoided || !env.graph.node(w).tool || plan.contains(w) {
+                    continue;
+                }
+                if let Some(reason) = env.health.refusal(w, self.now) {
+                    self.nodes[w].told = true;
+                    self.emit(EventKind::Shed { tool: env.graph.id(w).to_string(), reason });
+                }
+            }
+        }
+    }
+
+    /// Routes from where execution stands over live weights; `admitted`: as if every tool
+    /// could take a call now (what waiting could give).
     fn route(
         &mut self,
         env: &Env<'_>,
         sources: &[NodeIx],
         cyclic: bool,
         visit_budget: bool,
+        admitted: bool,
         plan: &mut Plan,
     ) -> bool {
         let weights = RunWeights {
             graph: env.graph,
             health: env.health,
             nodes: &self.nodes,
+            in_flight: &self.in_flight,
+            admitted,
             visit_budget: if visit_budget && cyclic { env.config.visit_budget } else { u32::MAX },
             // Outside a cyclic workflow completed work is never re-entered: a plan through a
             // completed node would make what follows it ready before what precedes it ran.
@@ -131,6 +174,11 @@ struct RunWeights<'a> {
     graph: &'a ToolGraph,
     health: &'a HealthBook,
     nodes: &'a [NodeState],
+    /// This run's calls in flight: their tools took the call already, so a full bulkhead or a
+    /// spent probe does not make them unusable to the run that holds the call.
+    in_flight: &'a BTreeMap<NodeIx, (u32, Permit)>,
+    /// Weigh every tool as if it could take a call now.
+    admitted: bool,
     visit_budget: u32,
     /// Outside a cyclic workflow: completed nodes, which no edge may enter again (the sources,
     /// completed themselves, are settled at cost 0 before any edge could reach them).
@@ -145,7 +193,12 @@ impl EdgeWeight for RunWeights<'_> {
         if (self.mask_completed && to.completed) || to.avoided || to.visits >= self.visit_budget {
             return f64::INFINITY;
         }
-        edge_weight(edge, self.health.weight(edge.to, self.now))
+        let tool = if self.admitted || self.in_flight.contains_key(&edge.to) {
+            self.health.weight_when_admitted(edge.to, self.now)
+        } else {
+            self.health.weight(edge.to, self.now)
+        };
+        edge_weight(edge, tool)
     }
 
     fn seed_weight(&self, e: usize) -> f64 {

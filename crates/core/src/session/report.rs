@@ -7,14 +7,16 @@ use super::{Env, Run};
 use crate::error::SessionError;
 use crate::event::EventKind;
 use crate::graph::NodeIx;
-use crate::health::BreakerState;
+use crate::health::{backoff, BreakerState, Observation, Refusal};
 use crate::monitor::{Signal, SignalKind};
 use crate::validate;
 use crate::vocab::{Call, Category, Decision, EscalationReason, Status, ToolFailure, ToolResult};
 use crate::Millis;
 
 impl Run {
-    /// Reports the outcome of a call made on the run's behalf.
+    /// Reports the outcome of a call made on the run's behalf. A call of a run that has finished
+    /// meanwhile is refused (`Finished`), but the tool's health still learns its outcome and its
+    /// place in the bulkhead is given back.
     pub(crate) fn report(
         &mut self,
         env: &mut Env<'_>,
@@ -22,11 +24,22 @@ impl Run {
         result: ToolResult,
         now: Millis,
     ) -> Result<(), SessionError> {
+        let v = env.graph.index(tool).ok_or_else(|| SessionError::UnknownNode { id: tool.to_string() })?;
         if self.outcome.is_some() {
+            if let Some((_, permit)) = self.in_flight.remove(&v) {
+                let observed = match &result {
+                    ToolResult::Ok { latency_ms, .. } => Observation::Success { latency_ms: *latency_ms },
+                    ToolResult::Err(f) if f.category == Category::Service => Observation::Failure,
+                    ToolResult::Err(_) => {
+                        env.health.release(permit);
+                        return Err(SessionError::Finished);
+                    }
+                };
+                env.health.settle(permit, observed, now.max(self.now));
+            }
             return Err(SessionError::Finished);
         }
-        let v = env.graph.index(tool).ok_or_else(|| SessionError::UnknownNode { id: tool.to_string() })?;
-        let attempt =
+        let (attempt, permit) =
             self.in_flight.remove(&v).ok_or_else(|| SessionError::NotInFlight { tool: tool.to_string() })?;
         self.tick(now);
         let (failure, implicit) = match result {
@@ -40,7 +53,7 @@ impl Run {
                         if env.graph.node(v).tool {
                             self.nodes[v].output = Some(output);
                         }
-                        let t = env.health.on_success(v, latency_ms, self.now);
+                        let t = env.health.settle(permit, Observation::Success { latency_ms }, self.now);
                         self.breaker_event(env, v, t);
                         self.complete(env, v);
                         return Ok(());
@@ -72,35 +85,43 @@ impl Run {
             Category::Input => {
                 // Bad input says nothing about the tool's health: ask for better input, naming the
                 // tool that refused it.
+                env.health.release(permit);
                 self.escalate_input(env, v, failure.agent_action);
             }
             Category::Service => {
                 let policy = env.graph.node(v).retry;
-                if failure.transient && self.nodes[v].retries_used < policy.attempts {
-                    let t = env.health.on_failure(v, self.now);
-                    self.breaker_event(env, v, t);
-                    if env.health.state(v) != BreakerState::Open {
-                        self.retry(v, tool, attempt, policy.backoff_ms);
+                let retry = failure.transient && self.nodes[v].retries_used < policy.attempts;
+                let observed = if retry { Observation::Failure } else { Observation::Outage };
+                let t = env.health.settle(permit, observed, self.now);
+                self.breaker_event(env, v, t);
+                if retry && env.health.state(v) != BreakerState::Open {
+                    if env.health.retry_allowed(v) {
+                        self.retry(env, v, tool, attempt);
                         return Ok(());
                     }
-                } else {
-                    let t = env.health.trip(v, self.now);
-                    self.breaker_event(env, v, t);
+                    // Every run retrying a struggling tool at once would multiply its load.
+                    self.emit(EventKind::Shed { tool: tool.to_string(), reason: Refusal::RetryBudget });
                 }
-                self.route_around(env, v, false, None);
+                self.route_around(env, v, false, failure.agent_action);
             }
-            Category::Policy => self.route_around(env, v, true, failure.agent_action),
+            Category::Policy => {
+                env.health.release(permit);
+                self.route_around(env, v, true, failure.agent_action);
+            }
         }
         Ok(())
     }
 
-    /// Schedules the next attempt of `v` after its backoff.
-    fn retry(&mut self, v: NodeIx, tool: &str, attempt: u32, backoff_ms: Millis) {
+    /// Schedules the next attempt of `v` after its backoff (exponential, capped, jittered by a
+    /// draw seeded from the tool, the attempt and the clock: the same run gives the same waits).
+    fn retry(&mut self, env: &Env<'_>, v: NodeIx, tool: &str, attempt: u32) {
         let node = &mut self.nodes[v];
         node.retries_used += 1;
         self.counts.retries += 1;
+        let seed = (v as u64).rotate_left(32) ^ u64::from(attempt).rotate_left(16) ^ self.now;
+        let wait = backoff(&env.graph.node(v).retry, node.retries_used, seed);
         // Saturating: a description may declare any u64 backoff (found by fuzzing; it overflowed).
-        let not_before = self.now.saturating_add(backoff_ms.saturating_mul(node.retries_used as u64));
+        let not_before = self.now.saturating_add(wait);
         self.retry_at.insert(v, (attempt + 1, not_before));
         self.emit(EventKind::Retried { tool: tool.to_string(), attempt: attempt + 1, not_before });
     }
@@ -161,11 +182,13 @@ impl Run {
         }
         let v = env.graph.index(tool).ok_or_else(|| SessionError::UnknownNode { id: tool.to_string() })?;
         self.tick(now);
-        let cancelled: Vec<NodeIx> = core::mem::take(&mut self.in_flight).into_keys().collect();
-        for &c in &cancelled {
+        let mut cancelled = Vec::new();
+        for (c, (_, permit)) in core::mem::take(&mut self.in_flight) {
             // Those calls were never made.
+            env.health.release(permit);
             self.counts.tool_calls = self.counts.tool_calls.saturating_sub(1);
             self.nodes[c].visits = self.nodes[c].visits.saturating_sub(1);
+            cancelled.push(c);
         }
         self.emit(EventKind::Redirected {
             from: cancelled.iter().map(|&c| env.graph.id(c).to_string()).collect(),

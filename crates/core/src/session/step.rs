@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use super::{Env, Run};
 use crate::algo::Plan;
+use crate::event::EventKind;
 use crate::graph::NodeIx;
 use crate::monitor::budget_signal;
 use crate::vocab::{Action, Call, EscalationReason, Status};
@@ -27,6 +28,12 @@ impl Run {
             }
             if let Some(request) = &self.escalation {
                 return Action::Escalate { request: request.clone() };
+            }
+            if let Some(until) = self.paused_until {
+                if self.now < until {
+                    return if self.in_flight.is_empty() { Action::Pause { until } } else { Action::Wait };
+                }
+                self.paused_until = None;
             }
             if !self.pending.failed.is_empty() {
                 // K failures reported together cost one recomputation: wait for the batch.
@@ -79,7 +86,12 @@ impl Run {
                         self.escalate(env, EscalationReason::Budget, None, Some(signal));
                         continue;
                     }
-                    return Action::CallTools { calls: self.dispatch(env, &ready) };
+                    let calls = self.dispatch(env, &ready);
+                    if calls.is_empty() {
+                        // Every ready tool refused for now: plan around them.
+                        continue;
+                    }
+                    return Action::CallTools { calls };
                 }
                 Verdict::Changed => continue,
             }
@@ -142,19 +154,30 @@ impl Run {
             .collect()
     }
 
+    /// Starts the calls of `ready` that the tools' health lets through (every run of the router
+    /// shares its probes, bulkheads and rate limits). A tool that refuses is said so with a
+    /// `Shed` event and planned around at the next decision.
     pub(super) fn dispatch(&mut self, env: &mut Env<'_>, ready: &[NodeIx]) -> Vec<Call> {
         let mut calls = Vec::with_capacity(ready.len());
         for &v in ready {
-            let (attempt, not_before) = self.retry_at.remove(&v).unwrap_or((1, self.now));
+            let (attempt, not_before) = self.retry_at.get(&v).copied().unwrap_or((1, self.now));
             let tool = env.graph.id(v).to_string();
-            self.emit(crate::event::EventKind::ToolCalled { tool: tool.clone(), attempt });
-            self.in_flight.insert(v, attempt);
+            let permit = match env.health.admit(v, self.now, attempt > 1) {
+                Ok(p) => p,
+                Err(reason) => {
+                    self.emit(EventKind::Shed { tool, reason });
+                    self.needs_replan = true;
+                    continue;
+                }
+            };
+            self.retry_at.remove(&v);
+            self.emit(EventKind::ToolCalled { tool: tool.clone(), attempt });
+            self.in_flight.insert(v, (attempt, permit));
             self.counts.tool_calls += 1;
             self.nodes[v].visits += 1;
             env.health.on_call(v, self.now);
-            // A half-open breaker counts this call as its probe.
-            env.health.try_acquire(v, self.now);
-            calls.push(Call { tool, attempt, not_before });
+            let delay_ms = not_before.saturating_sub(self.now);
+            calls.push(Call { tool, attempt, not_before, delay_ms });
         }
         calls
     }
