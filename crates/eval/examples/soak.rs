@@ -185,6 +185,8 @@ fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
 struct Group {
     router: Router,
     now: u64,
+    /// Sessions run at once on the router (1 to 8): their steps interleave.
+    width: u64,
 }
 
 impl Group {
@@ -216,7 +218,8 @@ impl Group {
         }
         let router = Router::with_parts(graph, config, Monitors::default())
             .unwrap_or_else(|e| panic!("generated limits refused: {e}"));
-        Group { router, now: 0 }
+        let width = [1, 2, 4, 8][rng.below(4) as usize];
+        Group { router, now: 0, width }
     }
 }
 
@@ -280,6 +283,8 @@ struct Totals {
     observability_checks: u64,
     completion_audits: u64,
     refused_bad_ops: u64,
+    /// Times a run was told to pause (another run held what it needed).
+    pauses: u64,
     digest: u64,
 }
 
@@ -294,50 +299,56 @@ fn fold(digest: u64, x: u64) -> u64 {
     (digest ^ x).wrapping_mul(0x100_0000_01B3)
 }
 
-/// Runs session `i` on the router's graph and health, and checks it. Errors name the first
-/// breach. With `dump`, prints the graph and the events.
-fn run(i: u64, seed: u64, group: &mut Group, totals: &mut Totals, dump: bool) -> Result<(), String> {
-    let mut rng = SplitMix64::new(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let graph = group.router.graph().clone();
-    let config = *group.router.config();
-    let task = task(&mut rng, &graph);
-    let start = task.start.as_deref().and_then(|id| graph.index(id)).unwrap_or(graph.start());
-    if dump {
-        println!("{}\n{task:?}\n{config:?}", graph.to_json());
-    }
-    // Tasks arrive seconds to minutes apart: breakers opened by the last one cool down.
-    group.now += rng.below(90_000);
-    let mut s = group.router.start(task, group.now).map_err(|e| format!("session refused: {e}"))?;
-    drive(&mut group.router, &mut s, &mut rng, &graph, start, &config, &mut group.now, totals, dump)
+/// One session's host: performs its calls (random outcomes), answers its escalations, now and
+/// then misbehaves. Several of them share a router at once (a wave), their steps interleaved.
+struct SoakHost {
+    i: u64,
+    rng: SplitMix64,
+    run: Run,
+    start: usize,
+    fail_rate: f64,
+    in_flight: Vec<String>,
+    demoted: bool,
+    steps: u32,
+    dump: bool,
 }
 
-/// The host: performs the calls (random outcomes), answers escalations, now and then misbehaves.
-#[allow(clippy::too_many_arguments)]
-fn drive(
-    router: &mut Router,
-    s: &mut Run,
-    rng: &mut SplitMix64,
-    graph: &ToolGraph,
-    start: usize,
-    config: &SessionConfig,
-    clock: &mut u64,
-    totals: &mut Totals,
-    dump: bool,
-) -> Result<(), String> {
-    let fail_rate = [0.0, 0.1, 0.25, 0.5][rng.below(4) as usize];
-    let mut now = *clock;
-    let mut in_flight: Vec<String> = Vec::new();
-    let mut demoted = false;
-    for _ in 0..MAX_STEPS {
+impl SoakHost {
+    /// Starts session `i` on the group's router. With `dump`, prints the graph and the task.
+    fn new(i: u64, seed: u64, group: &mut Group, dump: bool) -> Result<SoakHost, String> {
+        let mut rng = SplitMix64::new(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let graph = group.router.graph();
+        let task = task(&mut rng, graph);
+        let start = task.start.as_deref().and_then(|id| graph.index(id)).unwrap_or(graph.start());
+        if dump {
+            println!("{}\n{task:?}\n{:?}", graph.to_json(), group.router.config());
+        }
+        // Tasks arrive seconds to minutes apart: breakers opened by earlier ones cool down.
+        group.now += rng.below(90_000);
+        let run = group.router.start(task, group.now).map_err(|e| format!("session refused: {e}"))?;
+        let fail_rate = [0.0, 0.1, 0.25, 0.5][rng.below(4) as usize];
+        Ok(SoakHost { i, rng, run, start, fail_rate, in_flight: Vec::new(), demoted: false, steps: 0, dump })
+    }
+
+    /// One host step on the shared router and clock: `Ok(true)` once the session has finished
+    /// and passed its checks.
+    fn step(&mut self, group: &mut Group, totals: &mut Totals) -> Result<bool, String> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(format!("not finished after {MAX_STEPS} host steps"));
+        }
+        let (router, rng, s) = (&mut group.router, &mut self.rng, &mut self.run);
+        let nodes = router.graph().node_count() as u64;
         // Time passes; now and then long enough for breakers to cool down and quotas to refill.
-        now += if rng.below(50) == 0 { 60_000 + rng.below(3_600_000) } else { 1 + rng.below(200) };
+        group.now += if rng.below(50) == 0 { 60_000 + rng.below(3_600_000) } else { 1 + rng.below(200) };
+        let now = group.now;
         // Hostile host moves, about one step in a hundred: each must be refused, not panic.
         if rng.below(100) == 0 {
             let refused = match rng.below(3) {
                 0 => router.report(s, "no-such-tool", ToolResult::ok(json!({}), 1.0), now).is_err(),
                 1 => {
-                    let id = graph.id(rng.below(graph.node_count() as u64) as usize).to_string();
-                    in_flight.contains(&id)
+                    let id = router.graph().id(rng.below(nodes) as usize).to_string();
+                    self.in_flight.contains(&id)
                         || router.report(s, &id, ToolResult::ok(json!({}), 1.0), now).is_err()
                 }
                 _ => {
@@ -350,18 +361,17 @@ fn drive(
             totals.refused_bad_ops += 1;
         }
         // Report a call in flight two times in three (in any order), else ask what to do.
-        if !in_flight.is_empty() && rng.below(3) != 0 {
-            let tool = in_flight.swap_remove(rng.below(in_flight.len() as u64) as usize);
+        if !self.in_flight.is_empty() && rng.below(3) != 0 {
+            let tool = self.in_flight.swap_remove(rng.below(self.in_flight.len() as u64) as usize);
             // Now and then the host's clock is behind the session's: held, never reordered.
             let at = if rng.below(20) == 0 { now.saturating_sub(500) } else { now };
-            match router.report(s, &tool, call(rng, fail_rate), at) {
-                Ok(()) => {}
+            return match router.report(s, &tool, call(rng, self.fail_rate), at) {
+                Ok(()) => Ok(false),
                 // The task ended with this call still out (goal reached on another branch, or
                 // aborted): the late report is refused, as it should be.
-                Err(shr_core::SessionError::Finished) if s.is_finished() => {}
-                Err(e) => return Err(format!("report of {tool} refused: {e}")),
-            }
-            continue;
+                Err(shr_core::SessionError::Finished) if s.is_finished() => Ok(false),
+                Err(e) => Err(format!("report of {tool} refused: {e}")),
+            };
         }
         match router.next(s, now).map_err(|e| format!("next refused: {e}"))? {
             Action::CallTools { calls } => {
@@ -369,15 +379,15 @@ fn drive(
                     return Err("CallTools with no call".into());
                 }
                 for c in calls {
-                    if in_flight.contains(&c.tool) {
+                    if self.in_flight.contains(&c.tool) {
                         return Err(format!("{} called while in flight", c.tool));
                     }
-                    now = now.saturating_add(c.delay_ms);
-                    in_flight.push(c.tool);
+                    group.now = group.now.saturating_add(c.delay_ms);
+                    self.in_flight.push(c.tool);
                 }
             }
             Action::Wait => {
-                if in_flight.is_empty() {
+                if self.in_flight.is_empty() {
                     return Err("asked to wait with nothing in flight".into());
                 }
             }
@@ -385,16 +395,14 @@ fn drive(
                 if until <= now {
                     return Err("paused until a time already passed".into());
                 }
-                now = until;
+                totals.pauses += 1;
             }
             Action::Escalate { .. } => {
                 let d = match rng.below(10) {
                     0..=2 => Decision::Approve,
-                    3..=5 if !demoted => {
-                        demoted = true;
-                        Decision::Demote {
-                            goal: graph.id(rng.below(graph.node_count() as u64) as usize).into(),
-                        }
+                    3..=5 if !self.demoted => {
+                        self.demoted = true;
+                        Decision::Demote { goal: router.graph().id(rng.below(nodes) as usize).into() }
                     }
                     9 => Decision::HandOff { to: "a person".into() },
                     _ => Decision::Abort { message: "soak: stop".into() },
@@ -402,21 +410,83 @@ fn drive(
                 router.resolve_escalation(s, d, now).map_err(|e| format!("decision refused: {e}"))?;
             }
             Action::Finished { outcome } => {
-                if dump {
+                if self.dump {
                     print!("{}", shr_core::event::to_json_lines(s.events()));
                 }
-                *clock = now;
-                check(s, graph, start, config, &outcome, totals)?;
+                check(s, router.graph(), self.start, router.config(), &outcome, totals)?;
                 totals.digest = fold(
                     fold(fold(totals.digest, outcome.status as u64), outcome.tool_calls as u64),
                     s.events().len() as u64,
                 );
-                return Ok(());
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Hands back the places its calls still hold (reported late, as a real host's would be).
+    fn settle_late_calls(&mut self, group: &mut Group) {
+        for tool in self.in_flight.drain(..) {
+            let _ = group.router.report(&mut self.run, &tool, ToolResult::ok(json!({}), 1.0), group.now);
+        }
+    }
+}
+
+/// Runs sessions `ids` on the group's router at once, their host steps interleaved at random;
+/// `failed(i, why)` hears of each breach. With `dump`, prints that session's graph and events.
+fn wave(
+    ids: std::ops::Range<u64>,
+    seed: u64,
+    group: &mut Group,
+    totals: &mut Totals,
+    dump: Option<u64>,
+    failed: &mut impl FnMut(u64, String),
+) {
+    let mut order = SplitMix64::new(seed ^ ids.start.wrapping_mul(0xA076_1D64_78BD_642F));
+    let mut hosts = Vec::new();
+    for i in ids {
+        CURRENT.store(i, Ordering::Relaxed);
+        match SoakHost::new(i, seed, group, dump == Some(i)) {
+            Ok(h) => hosts.push(h),
+            Err(why) => failed(i, why),
+        }
+    }
+    let mut done: Vec<SoakHost> = Vec::new();
+    while !hosts.is_empty() {
+        let k = order.below(hosts.len() as u64) as usize;
+        CURRENT.store(hosts[k].i, Ordering::Relaxed);
+        match hosts[k].step(group, totals) {
+            Ok(false) => {}
+            Ok(true) => done.push(hosts.swap_remove(k)),
+            Err(why) => {
+                failed(hosts[k].i, why);
+                let mut h = hosts.swap_remove(k);
+                let _ = group.router.abandon(&mut h.run, "soak: breach", group.now);
+                done.push(h);
             }
         }
     }
-    *clock = now;
-    Err(format!("not finished after {MAX_STEPS} host steps"))
+    for mut h in done {
+        h.settle_late_calls(group);
+    }
+}
+
+/// Sessions `first..end` of one group: waves of the group's width, one after another.
+fn run_group(
+    first: u64,
+    end: u64,
+    seed: u64,
+    totals: &mut Totals,
+    dump: Option<u64>,
+    failed: &mut impl FnMut(u64, String),
+) {
+    let mut g = group(first, seed);
+    let mut i = first;
+    while i < end {
+        let to = (i + g.width).min(end);
+        wave(i..to, seed, &mut g, totals, dump, failed);
+        i = to;
+    }
 }
 
 /// The router of session `i`'s group.
@@ -499,13 +569,16 @@ fn main() -> ExitCode {
     };
     let seed = a.seed;
     if let Some(i) = a.only {
-        // The sessions before it in its router's group made the health it starts from.
-        let mut r = group(i, seed);
+        // The sessions before it in its router's group made the health it starts from, and the
+        // sessions of its wave ran beside it.
+        let first = i - i % ROUTER_SESSIONS;
         let mut totals = Totals::default();
-        for j in i - i % ROUTER_SESSIONS..i {
-            let _ = run(j, seed, &mut r, &mut totals, false);
-        }
-        let result = run(i, seed, &mut r, &mut totals, true);
+        let mut result = Ok(());
+        run_group(first, i + 1, seed, &mut totals, Some(i), &mut |j, why| {
+            if j == i {
+                result = Err(why);
+            }
+        });
         println!("soak: session {i} (seed {seed}): {}", result.as_ref().err().map_or("ok", String::as_str));
         return if result.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
     }
@@ -513,39 +586,38 @@ fn main() -> ExitCode {
         let i = CURRENT.load(Ordering::Relaxed);
         eprintln!("soak: PANIC in session {i} (seed {seed}): {info}");
     }));
-    println!("soak: {} sessions, seed {seed}", a.sessions);
+    println!("soak: {} sessions, seed {seed}; {ROUTER_SESSIONS} a router, 1 to 8 at once", a.sessions);
     let t0 = Instant::now();
     let mut totals = Totals { digest: 0xCBF2_9CE4_8422_2325, ..Totals::default() };
     let mut breaches: Vec<Breach> = Vec::new();
     let mut breach_count = 0u64;
     let mut rss_warm = None;
-    let mut r = group(0, seed);
-    for i in 0..a.sessions {
-        CURRENT.store(i, Ordering::Relaxed);
-        if i % ROUTER_SESSIONS == 0 {
-            r = group(i, seed);
-        }
-        if let Err(what) = run(i, seed, &mut r, &mut totals, false) {
+    let mut first = 0;
+    while first < a.sessions {
+        let end = (first + ROUTER_SESSIONS).min(a.sessions);
+        run_group(first, end, seed, &mut totals, None, &mut |i, what| {
             breach_count += 1;
             if breaches.len() < 10 {
                 breaches.push(Breach { session: i, what });
             }
+        });
+        for done in first + 1..=end {
+            if done == WARM {
+                rss_warm = Some(rss_kib());
+            }
+            if done % a.every == 0 || done == a.sessions {
+                println!(
+                    "soak: {done:>9} sessions  {:>7.1}s  {:>8.0}/s  rss {:>6.1} MiB  completed {} demoted {} escalated {}  breaches {breach_count}",
+                    t0.elapsed().as_secs_f64(),
+                    done as f64 / t0.elapsed().as_secs_f64(),
+                    mib(rss_kib()),
+                    totals.completed,
+                    totals.demoted,
+                    totals.escalated,
+                );
+            }
         }
-        let done = i + 1;
-        if done == WARM {
-            rss_warm = Some(rss_kib());
-        }
-        if done % a.every == 0 || done == a.sessions {
-            println!(
-                "soak: {done:>9} sessions  {:>7.1}s  {:>8.0}/s  rss {:>6.1} MiB  completed {} demoted {} escalated {}  breaches {breach_count}",
-                t0.elapsed().as_secs_f64(),
-                done as f64 / t0.elapsed().as_secs_f64(),
-                mib(rss_kib()),
-                totals.completed,
-                totals.demoted,
-                totals.escalated,
-            );
-        }
+        first = end;
     }
     let secs = t0.elapsed().as_secs_f64();
     let rss_end = rss_kib();
@@ -567,8 +639,8 @@ fn main() -> ExitCode {
         r[0], r[1], r[2], r[3], r[4]
     );
     println!(
-        "soak: checks: observability {}, completion audits {}, hostile host moves refused {}; breaches {breach_count}",
-        t.observability_checks, t.completion_audits, t.refused_bad_ops
+        "soak: checks: observability {}, completion audits {}, hostile host moves refused {}, pauses {}; breaches {breach_count}",
+        t.observability_checks, t.completion_audits, t.refused_bad_ops, t.pauses
     );
     println!("soak: digest {:016x} (same seed and count, same digest)", t.digest);
     let mut ok = breach_count == 0;
