@@ -67,6 +67,51 @@ pub trait Host {
     fn reported(&mut self, _call: &Call, _events: &[Event]) {}
 }
 
+/// A [`Host`] made of two closures: how a call goes (its result and latency) and how an
+/// escalation is answered. For tests and small synchronous hosts.
+///
+/// ```
+/// use shr_core::{drive::FnHost, Performed, Session, Task, ToolGraph, ToolResult, Decision, Status};
+/// let g = ToolGraph::from_json(r#"{"nodes":[{"id":"s","tool":false},{"id":"a"},{"id":"g","tool":false}],
+///   "edges":[{"from":"s","to":"a"},{"from":"a","to":"g"}],"start":"s","goal":"g"}"#).unwrap();
+/// let mut s = Session::new(g, Task::default(), 0).unwrap();
+/// let mut host = FnHost::new(
+///     |_call| Performed { result: ToolResult::outage("down"), latency_ms: 3 },
+///     |_request| Decision::Abort { message: "no way".into() },
+/// );
+/// s.drive(&mut host, 0);
+/// assert_eq!(s.outcome().unwrap().status, Status::Escalated);
+/// ```
+#[derive(Debug)]
+pub struct FnHost<C, E> {
+    call: C,
+    escalate: E,
+}
+
+impl<C, E> FnHost<C, E>
+where
+    C: FnMut(&Call) -> Performed,
+    E: FnMut(&EscalationRequest) -> Decision,
+{
+    pub fn new(call: C, escalate: E) -> Self {
+        FnHost { call, escalate }
+    }
+}
+
+impl<C, E> Host for FnHost<C, E>
+where
+    C: FnMut(&Call) -> Performed,
+    E: FnMut(&EscalationRequest) -> Decision,
+{
+    fn call(&mut self, _: &ToolGraph, call: &Call, _: Millis) -> Performed {
+        (self.call)(call)
+    }
+
+    fn escalate(&mut self, _: &ToolGraph, request: &EscalationRequest, _: Millis) -> Decision {
+        (self.escalate)(request)
+    }
+}
+
 /// Drives `run` on `router` with `host` from clock `now` until it finishes (or, on a host or
 /// router bug, stops making progress); returns the clock at the end.
 pub fn drive(router: &mut Router, run: &mut Run, host: &mut impl Host, mut now: Millis) -> Millis {

@@ -4,10 +4,11 @@
 use serde_json::json;
 use shr_core::algo::{oracle, Dijkstra, Plan};
 use shr_core::check_observability;
+use shr_core::drive::FnHost;
 use shr_core::event::EventKind;
 use shr_core::{
-    Action, Category, Decision, EscalationReason, Monitors, Session, SessionConfig, Status, Task, ToolGraph,
-    ToolResult,
+    Action, Call, Category, Decision, EscalationReason, EscalationRequest, Monitors, Performed, Session,
+    SessionConfig, Status, Task, ToolGraph, ToolResult,
 };
 
 /// The description costs of a graph, as routing weights.
@@ -199,21 +200,11 @@ fn the_escalation_that_exhausts_the_default_budget_is_an_event() {
     )
     .unwrap();
     let mut s = Session::new(graph, Task::default(), 0).unwrap();
-    let mut now = 0;
-    let outcome = loop {
-        now += 1;
-        match s.next(now) {
-            // Bad input escalates every time and leaves the tool usable.
-            Action::CallTools { calls } => {
-                s.report(&calls[0].tool, ToolResult::failed(Category::Input, "bad arguments"), now).unwrap()
-            }
-            Action::Escalate { .. } => s.resolve_escalation(Decision::Approve, now).unwrap(),
-            Action::Wait => panic!("wait with nothing in flight"),
-            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
-            Action::Finished { outcome } => break outcome,
-        }
-        assert!(now < 100, "no end");
-    };
+    // Bad input escalates every time and leaves the tool usable.
+    let bad_input =
+        |_: &Call| Performed { result: ToolResult::failed(Category::Input, "bad arguments"), latency_ms: 1 };
+    s.drive(&mut FnHost::new(bad_input, |_: &EscalationRequest| Decision::Approve), 0);
+    let outcome = s.outcome().cloned().expect("finished");
     assert_eq!(outcome.status, Status::Escalated);
     assert_eq!(outcome.llm_calls, 4);
     check_observability(s.events()).unwrap();
@@ -277,34 +268,24 @@ fn a_reroute_does_not_pass_through_completed_work() {
     )
     .unwrap();
     let mut s = Session::new(graph, Task::default(), 0).unwrap();
-    let mut now = 0;
-    let mut batches = Vec::new();
-    let outcome = loop {
-        now += 1;
-        match s.next(now) {
-            Action::CallTools { calls } => {
-                batches.push(calls.iter().map(|c| c.tool.clone()).collect::<Vec<_>>());
-                for c in calls {
-                    let r = if c.tool == "f" || c.tool == "z" {
-                        ToolResult::outage("down")
-                    } else {
-                        ToolResult::ok(json!({}), 1.0)
-                    };
-                    s.report(&c.tool, r, now).unwrap();
-                }
-            }
-            Action::Escalate { .. } => {
-                s.resolve_escalation(Decision::Abort { message: "stop".into() }, now).unwrap()
-            }
-            Action::Wait => panic!("wait with nothing in flight"),
-            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
-            Action::Finished { outcome } => break outcome,
-        }
-        assert!(now < 50, "no end");
+    let mut called = Vec::new();
+    let down_f_z = |c: &Call| {
+        called.push(c.tool.clone());
+        let result = if c.tool == "f" || c.tool == "z" {
+            ToolResult::outage("down")
+        } else {
+            ToolResult::ok(json!({}), 1.0)
+        };
+        Performed { result, latency_ms: 1 }
     };
+    s.drive(
+        &mut FnHost::new(down_f_z, |_: &EscalationRequest| Decision::Abort { message: "stop".into() }),
+        0,
+    );
+    let outcome = s.outcome().cloned().expect("finished");
     check_observability(s.events()).unwrap();
     // Resuming from `y`, the only way on is back through the completed `x`: an escalation.
-    assert_eq!(batches, [vec!["x"], vec!["y"], vec!["f"]]);
+    assert_eq!(called, ["x", "y", "f"]);
     assert_eq!(outcome.status, Status::Escalated);
     assert!(s
         .events()
@@ -523,24 +504,11 @@ fn a_result_reported_for_a_waypoint_does_not_trap_the_plan() {
     )
     .unwrap();
     let mut s = Session::new(graph, Task::default(), 0).unwrap();
-    let mut in_flight = vec![s.redirect("n0", 0).unwrap().tool];
-    let mut now = 0;
-    let outcome = loop {
-        now += 10;
-        for t in in_flight.drain(..) {
-            s.report(&t, ToolResult::ok(json!({ "ok": true }), 9.0), now).unwrap();
-        }
-        match s.next(now) {
-            Action::CallTools { calls } => in_flight.extend(calls.into_iter().map(|c| c.tool)),
-            Action::Escalate { .. } => {
-                s.resolve_escalation(Decision::Abort { message: "stop".into() }, now).unwrap()
-            }
-            Action::Wait => panic!("wait with nothing in flight"),
-            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
-            Action::Finished { outcome } => break outcome,
-        }
-        assert!(now < 1_000, "no end");
-    };
+    let first = s.redirect("n0", 0).unwrap().tool;
+    s.report(&first, ToolResult::ok(json!({ "ok": true }), 9.0), 10).unwrap();
+    let ok = |_: &Call| Performed { result: ToolResult::ok(json!({ "ok": true }), 9.0), latency_ms: 10 };
+    s.drive(&mut FnHost::new(ok, |_: &EscalationRequest| Decision::Abort { message: "stop".into() }), 10);
+    let outcome = s.outcome().cloned().expect("finished");
     assert_ne!(outcome.message.as_deref(), Some("session made no progress"));
     assert_eq!(outcome.status, Status::Completed);
     check_observability(s.events()).unwrap();

@@ -6,9 +6,10 @@ use serde_json::json;
 use shr_core::algo::{oracle, Dijkstra, Plan, Trace, TraceStep};
 use shr_core::audit_completion;
 use shr_core::check_observability;
+use shr_core::drive::FnHost;
 use shr_core::event::to_json_lines;
 use shr_core::graph::Join;
-use shr_core::{Action, Decision, Session, Status, Task, ToolGraph, ToolResult};
+use shr_core::{Call, Decision, EscalationRequest, Performed, Session, Status, Task, ToolGraph, ToolResult};
 
 #[derive(Debug, Clone)]
 struct Case {
@@ -226,40 +227,33 @@ fn run_session(
     demote: usize,
 ) -> (String, Option<shr_core::Outcome>, Vec<String>, Vec<String>) {
     let mut s = Session::new(c.graph.clone(), Task::default(), 0).unwrap();
-    let mut now = 0;
     let mut calls = 0u32;
     let mut demoted = false;
     let mut failed_tools = Vec::new();
-    for _ in 0..1000 {
-        match s.next(now) {
-            Action::CallTools { calls: batch } => {
-                for call in batch {
-                    let v = c.graph.index(&call.tool).unwrap();
-                    now += 7;
-                    let result = if c.failed[v] && calls >= after {
-                        failed_tools.push(call.tool.clone());
-                        ToolResult::outage("down")
-                    } else {
-                        ToolResult::ok(json!({}), 5.0)
-                    };
-                    calls += 1;
-                    s.report(&call.tool, result, now).unwrap();
-                }
-            }
-            Action::Escalate { .. } => {
-                let d = if demoted {
+    s.drive(
+        &mut FnHost::new(
+            |call: &Call| {
+                let v = c.graph.index(&call.tool).unwrap();
+                let result = if c.failed[v] && calls >= after {
+                    failed_tools.push(call.tool.clone());
+                    ToolResult::outage("down")
+                } else {
+                    ToolResult::ok(json!({}), 5.0)
+                };
+                calls += 1;
+                Performed { result, latency_ms: 7 }
+            },
+            |_: &EscalationRequest| {
+                if demoted {
                     Decision::Abort { message: "give up".into() }
                 } else {
                     demoted = true;
                     Decision::Demote { goal: c.graph.id(demote % c.graph.node_count()).to_string() }
-                };
-                s.resolve_escalation(d, now).unwrap();
-            }
-            Action::Wait => panic!("nothing in flight, yet asked to wait"),
-            Action::Pause { .. } => panic!("a run alone has nothing to wait for"),
-            Action::Finished { .. } => break,
-        }
-    }
+                }
+            },
+        ),
+        0,
+    );
     let completed = s.completed().map(str::to_string).collect();
     (to_json_lines(s.events()), s.outcome().cloned(), completed, failed_tools)
 }

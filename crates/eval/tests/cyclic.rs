@@ -3,9 +3,13 @@
 
 use serde_json::json;
 use shr_core::check_observability;
+use shr_core::drive::FnHost;
 use shr_core::event::EventKind;
 use shr_core::monitor::repeated_cycle;
-use shr_core::{Action, EscalationReason, Session, SessionConfig, SignalKind, Task, ToolGraph, ToolResult};
+use shr_core::{
+    Action, Call, Decision, EscalationReason, EscalationRequest, Performed, Session, SessionConfig,
+    SignalKind, Task, ToolGraph, ToolResult,
+};
 use shr_eval::cyclic::{self, CyclicMetrics};
 
 fn search_verify() -> ToolGraph {
@@ -17,29 +21,17 @@ fn drive(graph: ToolGraph, config: SessionConfig, verdicts: &[&str]) -> Session 
     let mut s = Session::with_parts(graph.clone(), Task::default(), config, shr_core::Monitors::default(), 0)
         .unwrap();
     let mut verdicts = verdicts.iter();
-    let mut now = 0;
-    for _ in 0..100 {
-        match s.next(now) {
-            Action::CallTools { calls } => {
-                for c in calls {
-                    now += 10;
-                    let out = match c.tool.as_str() {
-                        "verify" => {
-                            let v = verdicts.next().copied().unwrap_or("found");
-                            json!({ "found": v == "found", "status": v })
-                        }
-                        _ => json!({ "ok": true }),
-                    };
-                    s.report(&c.tool, ToolResult::ok(out, 5.0), now).unwrap();
-                }
+    let verify = |c: &Call| {
+        let out = match c.tool.as_str() {
+            "verify" => {
+                let v = verdicts.next().copied().unwrap_or("found");
+                json!({ "found": v == "found", "status": v })
             }
-            Action::Escalate { .. } => {
-                s.resolve_escalation(shr_core::Decision::Abort { message: "stop".into() }, now).unwrap()
-            }
-            Action::Wait | Action::Pause { .. } => panic!("wait"),
-            Action::Finished { .. } => break,
-        }
-    }
+            _ => json!({ "ok": true }),
+        };
+        Performed { result: ToolResult::ok(out, 5.0), latency_ms: 10 }
+    };
+    s.drive(&mut FnHost::new(verify, |_: &EscalationRequest| Decision::Abort { message: "stop".into() }), 0);
     check_observability(s.events()).unwrap();
     s
 }

@@ -3,9 +3,11 @@
 
 use serde_json::json;
 use shr_core::check_observability;
+use shr_core::drive::FnHost;
 use shr_core::event::to_json_lines;
 use shr_core::{
-    Action, Category, Decision, EscalationReason, Session, Status, Task, ToolFailure, ToolGraph, ToolResult,
+    Call, Category, Decision, EscalationReason, EscalationRequest, Performed, Session, Status, Task,
+    ToolFailure, ToolGraph, ToolResult,
 };
 use shr_eval::perturb::{self, Complexity, Mode};
 
@@ -38,25 +40,15 @@ fn fail(category: Category, transient: bool, message: &str, agent_action: Option
 fn drive(graph: ToolGraph, mut script: Vec<ToolResult>, decision: Decision) -> Session {
     script.reverse();
     let mut s = Session::new(graph, Task::default(), 0).unwrap();
-    let mut now = 0;
-    for _ in 0..50 {
-        match s.next(now) {
-            Action::CallTools { calls } => {
-                for c in calls {
-                    now = now.max(c.not_before) + 10;
-                    let r = if c.tool == "book" {
-                        script.pop().unwrap_or_else(|| ToolResult::ok(json!({"slots": [1], "count": 1}), 5.0))
-                    } else {
-                        ToolResult::ok(json!({}), 5.0)
-                    };
-                    s.report(&c.tool, r, now).unwrap();
-                }
-            }
-            Action::Escalate { .. } => s.resolve_escalation(decision.clone(), now).unwrap(),
-            Action::Wait | Action::Pause { .. } => panic!("wait with nothing in flight"),
-            Action::Finished { .. } => break,
-        }
-    }
+    let call = |c: &Call| {
+        let result = if c.tool == "book" {
+            script.pop().unwrap_or_else(|| ToolResult::ok(json!({"slots": [1], "count": 1}), 5.0))
+        } else {
+            ToolResult::ok(json!({}), 5.0)
+        };
+        Performed { result, latency_ms: 10 }
+    };
+    s.drive(&mut FnHost::new(call, |_: &EscalationRequest| decision.clone()), 0);
     check_observability(s.events()).unwrap();
     s
 }

@@ -81,7 +81,8 @@ fn every_signal_is_an_event_and_each_decision_point_has_one_winner() {
 
 #[test]
 fn a_tool_whose_breaker_is_open_from_earlier_tasks_is_routed_around() {
-    use shr_core::{Action, Router, Task};
+    use shr_core::drive::FnHost;
+    use shr_core::{drive, Call, EscalationRequest, Performed, Router, Task};
     let s = scenario::get("S1").unwrap();
     let g = s.graph.clone();
     let email = g.index("email").unwrap();
@@ -89,18 +90,10 @@ fn a_tool_whose_breaker_is_open_from_earlier_tasks_is_routed_around() {
     router.mark_down(email, 0);
     let mut run = router.start(Task::default(), 10).unwrap();
     let mut calls = Vec::new();
-    for _ in 0..10 {
-        match router.next(&mut run, 10).unwrap() {
-            Action::CallTools { calls: c } => {
-                for call in c {
-                    calls.push(call.tool.clone());
-                    router
-                        .report(&mut run, &call.tool, shr_core::ToolResult::ok(json!({}), 1.0), 10)
-                        .unwrap();
-                }
-            }
-            _ => break,
-        }
-    }
+    let all_well = |c: &Call| {
+        calls.push(c.tool.clone());
+        Performed { result: shr_core::ToolResult::ok(json!({}), 1.0), latency_ms: 0 }
+    };
+    drive(&mut router, &mut run, &mut FnHost::new(all_well, |r: &EscalationRequest| panic!("{r:?}")), 10);
     assert_eq!(calls, ["crm", "stripe", "sms"]);
 }

@@ -1,11 +1,13 @@
 //! Known traps of earlier public implementations of the paper, one test each.
 
 use serde_json::json;
+use shr_core::drive::FnHost;
 use shr_core::event::EventKind;
 use shr_core::health::{BreakerConfig, HealthBook};
 use shr_core::monitor::Monitors;
 use shr_core::{
-    Action, Decision, EscalationReason, Router, Session, SessionConfig, Status, Task, ToolGraph, ToolResult,
+    Action, Call, Decision, EscalationReason, EscalationRequest, Performed, Router, Session, SessionConfig,
+    Status, Task, ToolGraph, ToolResult,
 };
 use shr_eval::scenario::{self, Executor};
 
@@ -175,26 +177,17 @@ fn transient_failures_are_retried_within_the_budget_then_rerouted() {
     )
     .unwrap();
     let mut s = Session::new(g, Task::default(), 0).unwrap();
-    let mut now = 0;
     let mut attempts = Vec::new();
-    loop {
-        match s.next(now) {
-            Action::CallTools { calls } => {
-                let c = &calls[0];
-                attempts.push((c.tool.clone(), c.attempt, c.not_before));
-                now = now.max(c.not_before) + 10;
-                let result =
-                    if c.tool == "a" { ToolResult::transient("503") } else { ToolResult::ok(json!({}), 5.0) };
-                s.report(&c.tool, result, now).unwrap();
-            }
-            Action::Finished { outcome } => {
-                assert_eq!(outcome.path, ["s", "b", "g"]);
-                assert_eq!(outcome.retries, 2);
-                break;
-            }
-            other => panic!("{other:?}"),
-        }
-    }
+    let a_fails = |c: &Call| {
+        attempts.push((c.tool.clone(), c.attempt, c.not_before));
+        let result =
+            if c.tool == "a" { ToolResult::transient("503") } else { ToolResult::ok(json!({}), 5.0) };
+        Performed { result, latency_ms: 10 }
+    };
+    s.drive(&mut FnHost::new(a_fails, |r: &EscalationRequest| panic!("escalated: {r:?}")), 0);
+    let outcome = s.outcome().unwrap();
+    assert_eq!(outcome.path, ["s", "b", "g"]);
+    assert_eq!(outcome.retries, 2);
     assert_eq!(
         attempts,
         [("a".into(), 1, 0), ("a".into(), 2, 60), ("a".into(), 3, 170), ("b".into(), 1, 180)]
