@@ -41,6 +41,8 @@ pub enum ProblemKind {
     BadValue,
     /// Warning only: the goal cannot be reached even with every tool healthy.
     GoalUnreachable,
+    /// Warning only: costs large enough that a path's total can overflow to infinity.
+    CostOverflow,
 }
 
 /// One problem found in a graph description.

@@ -199,3 +199,57 @@ fn a_negative_weight_from_a_custom_weight_function_is_unusable_not_taken() {
     assert_eq!(plan.ids(&g), ["s", "b", "g"]);
     assert_eq!(plan.cost, 6.0);
 }
+
+/// Costs each finite but summing past `f64::MAX`: the graph is accepted with a `cost_overflow`
+/// warning, and a run with every tool healthy says why it found no path instead of reporting
+/// an outage that is not there.
+#[test]
+fn costs_that_overflow_are_a_warning_and_the_escalation_says_so() {
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"s","tool":false},{"id":"a"},{"id":"g","tool":false}],
+            "edges":[{"from":"s","to":"a","cost":1e308},{"from":"a","to":"g","cost":1e308}],
+            "start":"s","goal":"g"}"#,
+    )
+    .unwrap();
+    assert!(g.warnings().iter().any(|w| w.kind == shr_core::ProblemKind::CostOverflow), "{:?}", g.warnings());
+    let mut s = shr_core::Session::new(g, shr_core::Task::default(), 0).unwrap();
+    let shr_core::Action::Escalate { request } = s.next(0) else { panic!("no escalation") };
+    assert_eq!(request.reason, shr_core::EscalationReason::NoPath);
+    assert!(request.agent_action.as_deref().is_some_and(|a| a.contains("cost_overflow")), "{request:?}");
+}
+
+/// A misspelt field used to be ignored, which turned a validator, a retry or a cost off in
+/// silence. Every part of the description is read strictly: the error names the field.
+#[test]
+fn a_misspelt_graph_field_is_an_error_naming_it() {
+    for (json, field) in [
+        (
+            r#"{"nodes":[{"id":"a","validator":[]},{"id":"b"}],"edges":[{"from":"a","to":"b"}],"start":"a","goal":"b"}"#,
+            "validator",
+        ),
+        (
+            r#"{"nodes":[{"id":"a","retries":{"attempts":2}},{"id":"b"}],"edges":[{"from":"a","to":"b"}],"start":"a","goal":"b"}"#,
+            "retries",
+        ),
+        (
+            r#"{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b","costs":3}],"start":"a","goal":"b"}"#,
+            "costs",
+        ),
+        (
+            r#"{"nodes":[{"id":"a","retry":{"attempt":2}},{"id":"b"}],"edges":[{"from":"a","to":"b"}],"start":"a","goal":"b"}"#,
+            "attempt",
+        ),
+        (
+            r#"{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b"}],"start":"a","goal":"b","goals":"b"}"#,
+            "goals",
+        ),
+    ] {
+        let err = ToolGraph::from_json(json).unwrap_err();
+        assert_eq!(err.problems[0].kind, MalformedJson, "{json}");
+        assert!(
+            err.problems[0].message.contains(&format!("unknown field `{field}`")),
+            "{}",
+            err.problems[0].message
+        );
+    }
+}

@@ -246,6 +246,18 @@ impl ToolGraph {
                 message: "goal cannot be reached from start even with every tool healthy".into(),
             });
         }
+        // Every cost is finite, but a sum of them need not be: a path whose total overflows is
+        // no path to the search. The bound over all edges says whether any path could.
+        let total: f64 = graph.edges.iter().map(|e| e.cost * graph.nodes[e.to].base_cost).sum();
+        if !total.is_finite() {
+            graph.warnings.push(Problem {
+                kind: ProblemKind::CostOverflow,
+                at: "edges".into(),
+                message: "costs are so large that a path's total can overflow to infinity, and such a path \
+                          counts as no path: scale the costs down"
+                    .into(),
+            });
+        }
         Ok(graph)
     }
 }

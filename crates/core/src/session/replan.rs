@@ -13,6 +13,11 @@ use crate::health::{edge_weight, HealthBook, Permit};
 use crate::vocab::EscalationReason;
 use crate::Millis;
 
+/// What an escalation says when the graph's costs can overflow (see `ProblemKind::CostOverflow`).
+const OVERFLOW_ACTION: &str =
+    "No finite-cost path: the graph's costs can sum past the largest number, and such a \
+    path counts as no path (the graph was accepted with a cost_overflow warning). Scale the costs down.";
+
 /// How long a run waits for a full or rate-limited tool before it looks again. Short: another
 /// run's report usually frees the place sooner, and a host may ask again after any report.
 const PAUSE_MS: Millis = 25;
@@ -85,8 +90,17 @@ impl Run {
             } else {
                 EscalationReason::NoPath
             };
+            // "No path" with every tool healthy can be costs summing past f64: say so, or the
+            // LLM is asked about an outage that is not there.
+            let overflow = reason == EscalationReason::NoPath
+                && env.graph.warnings().iter().any(|w| w.kind == crate::error::ProblemKind::CostOverflow);
+            let agent_action = if overflow && pending.agent_action.is_none() {
+                Some(OVERFLOW_ACTION.to_string())
+            } else {
+                pending.agent_action
+            };
             self.needs_replan = true;
-            self.escalate(env, reason, pending.agent_action, None);
+            self.escalate(env, reason, agent_action, None);
         }
     }
 
