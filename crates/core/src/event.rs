@@ -95,6 +95,9 @@ pub enum EventKind {
         to_plan: PlanView,
         /// The tools routed around (empty when the reroute came from live weights).
         around: Vec<String>,
+        /// Completed work the new plan branches back past (kept, not undone unless compensated).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        abandoned: Vec<String>,
     },
     Retried {
         tool: String,
@@ -125,6 +128,11 @@ pub enum EventKind {
     Revisited {
         tool: String,
         visit: u32,
+    },
+    /// A side effect was undone: `by` succeeded for `tool` before the run branched back past it.
+    Compensated {
+        tool: String,
+        by: String,
     },
     /// A tool would not take a call now (breaker, bulkhead, rate limit) or a failure was not
     /// retried (retry budget): the run goes around it, or waits when nothing else leads on.
@@ -166,6 +174,7 @@ impl EventKind {
             EventKind::Revisited { .. } => "Revisited",
             EventKind::Redirected { .. } => "Redirected",
             EventKind::Shed { .. } => "Shed",
+            EventKind::Compensated { .. } => "Compensated",
             EventKind::Finished { .. } => "Finished",
         }
     }

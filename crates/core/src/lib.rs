@@ -51,6 +51,6 @@ pub use router::Router;
 pub use session::Run;
 pub use standalone::Session;
 pub use vocab::{
-    Action, Call, Category, Decision, EscalationReason, EscalationRequest, Outcome, SessionConfig, Status,
-    Task, ToolFailure, ToolResult,
+    Action, Call, Category, Decision, EscalationReason, EscalationRequest, Outcome, ReplanFrom,
+    SessionConfig, Status, Task, ToolFailure, ToolResult,
 };

@@ -35,12 +35,13 @@ const REFUSALS: [(Refusal, &str); 5] = [
     (Refusal::RateLimited, "rate_limited"),
     (Refusal::RetryBudget, "retry_budget"),
 ];
-const REASONS: [(EscalationReason, &str); 6] = [
+const REASONS: [(EscalationReason, &str); 7] = [
     (EscalationReason::NoPath, "no_path"),
     (EscalationReason::Risk, "risk"),
     (EscalationReason::Budget, "budget"),
     (EscalationReason::Policy, "policy"),
     (EscalationReason::Input, "input"),
+    (EscalationReason::Compensation, "compensation"),
     (EscalationReason::Deadline, "deadline"),
 ];
 const STATUSES: [(Status, &str); 3] =

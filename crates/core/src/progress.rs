@@ -17,6 +17,8 @@ pub struct NodeState {
     pub(crate) output: Option<Value>,
     /// The run has said (a `Shed` event) that it plans around this tool because of its health.
     pub(crate) told: bool,
+    /// Its side effect was undone (it was branched back past).
+    pub(crate) compensated: bool,
 }
 
 impl NodeState {

@@ -40,6 +40,21 @@ pub struct SessionConfig {
     pub breaker: BreakerConfig,
     /// How calls are let through to each tool, for every run of the router together.
     pub admission: AdmissionConfig,
+    /// Where a run may replan from when no plan from the tip of its work exists.
+    pub replan_from: ReplanFrom,
+}
+
+/// Where a run replans from when its failures leave no plan from the tip of its work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplanFrom {
+    /// Only from the tip: a dead end after completed work is an escalation.
+    Tip,
+    /// From any completed node, the tip first: a dead end costs no LLM call while a healthy
+    /// path from earlier work exists. Work branched back past is kept; a side effect on it is
+    /// compensated first, and one with no compensation is never branched back past.
+    #[default]
+    Completed,
 }
 
 impl SessionConfig {
@@ -58,6 +73,7 @@ impl Default for SessionConfig {
             visit_budget: 4,
             breaker: BreakerConfig::default(),
             admission: AdmissionConfig::default(),
+            replan_from: ReplanFrom::default(),
         }
     }
 }
@@ -174,6 +190,8 @@ pub enum EscalationReason {
     Policy,
     /// A tool rejected its input; better input is needed.
     Input,
+    /// A side effect could not be undone before branching back past it.
+    Compensation,
     /// The host ended the run: its deadline passed, or it gave up waiting on a call or an
     /// answer (see [`crate::Router::abandon`]). Nobody is asked.
     Deadline,

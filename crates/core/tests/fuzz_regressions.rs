@@ -7,8 +7,8 @@ use shr_core::check_observability;
 use shr_core::drive::FnHost;
 use shr_core::event::EventKind;
 use shr_core::{
-    Action, Call, Category, Decision, EscalationReason, EscalationRequest, Monitors, Performed, Session,
-    SessionConfig, Status, Task, ToolGraph, ToolResult,
+    Action, Call, Category, Decision, EscalationReason, EscalationRequest, Monitors, Performed, ReplanFrom,
+    Session, SessionConfig, Status, Task, ToolGraph, ToolResult,
 };
 
 /// The description costs of a graph, as routing weights.
@@ -240,7 +240,7 @@ fn a_redirected_failure_before_the_first_plan_is_answered() {
     assert_eq!(calls[0].tool, "b");
     check_observability(s.events()).unwrap();
     let rerouted = s.events().iter().find_map(|e| match &e.kind {
-        EventKind::Rerouted { from_plan, to_plan, around } => {
+        EventKind::Rerouted { from_plan, to_plan, around, .. } => {
             Some((from_plan.nodes.len(), to_plan.nodes.clone(), around.clone()))
         }
         _ => None,
@@ -267,30 +267,44 @@ fn a_reroute_does_not_pass_through_completed_work() {
             "start":"s","goal":"g"}"#,
     )
     .unwrap();
-    let mut s = Session::new(graph, Task::default(), 0).unwrap();
-    let mut called = Vec::new();
-    let down_f_z = |c: &Call| {
-        called.push(c.tool.clone());
-        let result = if c.tool == "f" || c.tool == "z" {
-            ToolResult::outage("down")
-        } else {
-            ToolResult::ok(json!({}), 1.0)
+    let run = |replan_from: ReplanFrom| {
+        let config = SessionConfig { replan_from, ..SessionConfig::default() };
+        let mut s =
+            Session::with_parts(graph.clone(), Task::default(), config, Monitors::default(), 0).unwrap();
+        let mut called = Vec::new();
+        let down_f_z = |c: &Call| {
+            called.push(c.tool.clone());
+            let result = if c.tool == "f" || c.tool == "z" {
+                ToolResult::outage("down")
+            } else {
+                ToolResult::ok(json!({}), 1.0)
+            };
+            Performed { result, latency_ms: 1 }
         };
-        Performed { result, latency_ms: 1 }
+        s.drive(
+            &mut FnHost::new(down_f_z, |_: &EscalationRequest| Decision::Abort { message: "stop".into() }),
+            0,
+        );
+        check_observability(s.events()).unwrap();
+        (s, called)
     };
-    s.drive(
-        &mut FnHost::new(down_f_z, |_: &EscalationRequest| Decision::Abort { message: "stop".into() }),
-        0,
-    );
-    let outcome = s.outcome().cloned().expect("finished");
-    check_observability(s.events()).unwrap();
-    // Resuming from `y`, the only way on is back through the completed `x`: an escalation.
+    // Resuming from the tip `y`, the only way on is back through the completed `x`: with the
+    // `tip` policy, an escalation.
+    let (s, called) = run(ReplanFrom::Tip);
     assert_eq!(called, ["x", "y", "f"]);
-    assert_eq!(outcome.status, Status::Escalated);
+    assert_eq!(s.outcome().unwrap().status, Status::Escalated);
     assert!(s
         .events()
         .iter()
         .any(|e| matches!(e.kind, EventKind::Escalated { reason: EscalationReason::NoPath, .. })));
+    // With the `completed` policy the run branches back from `x` to `g`, leaving `y` behind.
+    let (s, called) = run(ReplanFrom::Completed);
+    assert_eq!(called, ["x", "y", "f", "g"]);
+    assert_eq!(s.outcome().unwrap().status, Status::Completed);
+    assert!(s
+        .events()
+        .iter()
+        .any(|e| matches!(&e.kind, EventKind::Rerouted { abandoned, .. } if abandoned == &["y"])));
 }
 
 /// fuzz/corpus/session_ops/regress-redirect-after-unanswered-failure: the goal tool was refused

@@ -33,6 +33,7 @@ fn rerouted(seq: u32, around: &[&str]) -> Event {
             from_plan: plan.clone(),
             to_plan: plan,
             around: around.iter().map(|s| s.to_string()).collect(),
+            abandoned: vec![],
         },
     }
 }
@@ -105,7 +106,7 @@ fn a_failure_pending_when_the_goal_is_reached_is_routed_around_first() {
         .filter(|k| matches!(k, EventKind::Rerouted { around, .. } if !around.is_empty()))
         .collect();
     assert_eq!(around_b.len(), 1);
-    let EventKind::Rerouted { from_plan, to_plan, around } = around_b[0] else { unreachable!() };
+    let EventKind::Rerouted { from_plan, to_plan, around, .. } = around_b[0] else { unreachable!() };
     assert_eq!(around, &["b"]);
     assert_ne!(from_plan, to_plan, "a real reroute, not a synthetic one");
 }

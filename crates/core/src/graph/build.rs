@@ -130,6 +130,9 @@ impl ToolGraph {
                 quota: n.quota,
                 rate_limit: n.rate_limit,
                 max_concurrent: n.max_concurrent,
+                side_effect: n.side_effect,
+                // Resolved below, once every id is known.
+                compensate: None,
                 baseline_latency_ms: n.baseline_latency_ms,
                 validators: n.validators.clone(),
                 x: n.x,
@@ -166,6 +169,26 @@ impl ToolGraph {
                     push(ProblemKind::DuplicateEdge, &at, "a second edge between the same nodes".into());
                 }
                 edges.push(Edge { from: f, to: t, cost: e.cost, guard });
+            }
+        }
+
+        for (v, n) in spec.nodes.iter().enumerate() {
+            let Some(by) = &n.compensate else { continue };
+            match ids.get(by).copied() {
+                Some(c) if c != v && spec.nodes.get(c).is_some_and(|cn| cn.tool) => {
+                    if let Some(node) = nodes.get_mut(v) {
+                        node.compensate = Some(c);
+                    }
+                }
+                Some(_) => {
+                    push(ProblemKind::BadValue, &n.id, format!("compensate `{by}` must be another tool"))
+                }
+                None => {
+                    push(ProblemKind::UnknownNode, &n.id, format!("compensate names unknown node `{by}`"))
+                }
+            }
+            if !n.side_effect {
+                push(ProblemKind::BadValue, &n.id, "compensate is for a node with side_effect: true".into());
             }
         }
 

@@ -34,6 +34,9 @@ pub struct Node {
     pub quota: Option<u32>,
     pub rate_limit: Option<RateLimitSpec>,
     pub max_concurrent: Option<u32>,
+    pub side_effect: bool,
+    /// The tool that undoes this one's side effect.
+    pub compensate: Option<NodeIx>,
     pub baseline_latency_ms: Option<f64>,
     pub validators: Vec<Validator>,
     pub x: Option<f64>,

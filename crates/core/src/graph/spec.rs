@@ -76,6 +76,14 @@ pub struct NodeSpec {
     /// Calls allowed per quota window; the rate-limit factor rises near it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quota: Option<u32>,
+    /// The tool changes the world (charges a card, sends a message): a run does not branch back
+    /// past it without undoing it first.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub side_effect: bool,
+    /// The tool that undoes this one's side effect (saga pattern), run before a run branches
+    /// back past it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensate: Option<String>,
     /// A hard rate limit shared by every run: over it, the tool is routed around.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimitSpec>,
@@ -106,6 +114,8 @@ impl NodeSpec {
             join: None,
             retry: None,
             description: None,
+            side_effect: false,
+            compensate: None,
             quota: None,
             rate_limit: None,
             max_concurrent: None,

@@ -110,6 +110,9 @@ pub struct Run {
     paused_until: Option<Millis>,
     /// When this wait began (bounded by `admission.max_wait_ms`).
     waiting_since: Option<Millis>,
+    /// Side effects to undo before the plan goes on: (the tool, the tool that undoes it), in
+    /// the order they run (the latest effect first).
+    compensations: alloc::collections::VecDeque<(NodeIx, NodeIx)>,
     /// Risk rules already answered by an escalation.
     acknowledged: Vec<bool>,
     escalation: Option<EscalationRequest>,
@@ -156,6 +159,7 @@ impl Run {
             pending: Pending::default(),
             paused_until: None,
             waiting_since: None,
+            compensations: alloc::collections::VecDeque::new(),
             acknowledged: alloc::vec![false; graph.risk_rules().len()],
             escalation: None,
             outcome: None,

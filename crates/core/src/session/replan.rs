@@ -10,7 +10,7 @@ use crate::algo::{EdgeWeight, Plan};
 use crate::event::{EventKind, PlanView};
 use crate::graph::{NodeIx, ToolGraph};
 use crate::health::{edge_weight, HealthBook, Permit};
-use crate::vocab::EscalationReason;
+use crate::vocab::{EscalationReason, ReplanFrom};
 use crate::Millis;
 
 /// What an escalation says when the graph's costs can overflow (see `ProblemKind::CostOverflow`).
@@ -20,7 +20,7 @@ const OVERFLOW_ACTION: &str =
 
 /// How long a run waits for a full or rate-limited tool before it looks again. Short: another
 /// run's report usually frees the place sooner, and a host may ask again after any report.
-const PAUSE_MS: Millis = 25;
+pub(super) const PAUSE_MS: Millis = 25;
 
 impl Run {
     pub(super) fn replan(&mut self, env: &mut Env<'_>) {
@@ -36,7 +36,17 @@ impl Run {
         let mut plan = self.plan.take().unwrap_or_default();
         let old = plan.clone();
         let had_plan = !old.nodes.is_empty();
-        let found = self.route(env, &sources, cyclic, true, false, &mut plan);
+        let mut found = self.route(env, &sources, cyclic, true, false, &mut plan);
+        let mut abandoned = Vec::new();
+        if !found && !cyclic && env.config.replan_from == ReplanFrom::Completed && !self.completion.is_empty()
+        {
+            // A dead end after completed work: branch from earlier work rather than ask the LLM.
+            let points = self.branch_points(env);
+            found = self.route(env, &points, false, true, false, &mut plan);
+            if found {
+                abandoned = self.branch_back(env, &plan);
+            }
+        }
         self.needs_replan = false;
         if found {
             self.waiting_since = None;
@@ -62,7 +72,9 @@ impl Run {
                     self.counts.reroutes += 1;
                 }
                 let around = pending.failed.iter().map(|&v| env.graph.id(v).to_string()).collect();
-                self.emit(EventKind::Rerouted { from_plan: PlanView::new(env.graph, &old), to_plan, around });
+                let abandoned = abandoned.iter().map(|&v| env.graph.id(v).to_string()).collect();
+                let from_plan = PlanView::new(env.graph, &old);
+                self.emit(EventKind::Rerouted { from_plan, to_plan, around, abandoned });
             } else {
                 self.emit(EventKind::PathPlanned { plan: to_plan });
             }
@@ -90,18 +102,81 @@ impl Run {
             } else {
                 EscalationReason::NoPath
             };
-            // "No path" with every tool healthy can be costs summing past f64: say so, or the
-            // LLM is asked about an outage that is not there.
+            // "No path" with every tool healthy can be costs summing past f64, or a side effect
+            // that cannot be undone barring the way back: say so, or the LLM is asked about an
+            // outage that is not there.
             let overflow = reason == EscalationReason::NoPath
                 && env.graph.warnings().iter().any(|w| w.kind == crate::error::ProblemKind::CostOverflow);
-            let agent_action = if overflow && pending.agent_action.is_none() {
+            let agent_action = if pending.agent_action.is_some() || reason != EscalationReason::NoPath {
+                pending.agent_action
+            } else if overflow {
                 Some(OVERFLOW_ACTION.to_string())
             } else {
-                pending.agent_action
+                self.blocking_side_effect(env, &sources).map(|v| {
+                    alloc::format!(
+                        "A path from earlier work exists, but it branches back past `{}`, which has a side \
+                         effect and no `compensate` tool to undo it.",
+                        env.graph.id(v)
+                    )
+                })
             };
             self.needs_replan = true;
             self.escalate(env, reason, agent_action, None);
         }
+    }
+
+    /// Completed nodes a plan may branch from: the latest first, back to (and with) the first
+    /// side effect that cannot be undone, past which no plan may go.
+    fn branch_points(&self, env: &Env<'_>) -> Vec<NodeIx> {
+        let mut out = Vec::new();
+        for &u in self.completion.iter().rev() {
+            if !self.nodes[u].completed || out.contains(&u) {
+                continue;
+            }
+            out.push(u);
+            let node = env.graph.node(u);
+            if node.side_effect && node.compensate.is_none() && !self.nodes[u].compensated {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The side effect with no compensation that keeps `plan`-less runs from branching further
+    /// back, when a path from the work behind it would exist.
+    fn blocking_side_effect(&mut self, env: &Env<'_>, tips: &[NodeIx]) -> Option<NodeIx> {
+        if env.config.replan_from != ReplanFrom::Completed {
+            return None;
+        }
+        let points = self.branch_points(env);
+        let blocker = *points.last()?;
+        let node = env.graph.node(blocker);
+        if !(node.side_effect && node.compensate.is_none()) || points.len() == self.completion.len() {
+            return None;
+        }
+        let all: Vec<NodeIx> = self.completion.iter().copied().filter(|&u| self.nodes[u].completed).collect();
+        let mut plan = Plan::default();
+        (all.len() > tips.len() && self.route(env, &all, false, true, false, &mut plan)).then_some(blocker)
+    }
+
+    /// The completed work `plan` branches back past (completed after the plan's earliest
+    /// completed node, and not on the plan), latest first; its side effects are queued to be
+    /// undone before the plan goes on.
+    fn branch_back(&mut self, env: &Env<'_>, plan: &Plan) -> Vec<NodeIx> {
+        let Some(from) = self.completion.iter().position(|&u| plan.contains(u)) else { return Vec::new() };
+        let past: Vec<NodeIx> = self.completion[from + 1..]
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&w| !plan.contains(w) && env.graph.node(w).tool)
+            .collect();
+        for &w in &past {
+            let node = env.graph.node(w);
+            if let (true, Some(by), false) = (node.side_effect, node.compensate, self.nodes[w].compensated) {
+                self.compensations.push_back((w, by));
+            }
+        }
+        past
     }
 
     /// Says which tools the plan goes around because of what the router's health says of them

@@ -42,6 +42,12 @@ impl Run {
         let (attempt, permit) =
             self.in_flight.remove(&v).ok_or_else(|| SessionError::NotInFlight { tool: tool.to_string() })?;
         self.tick(now);
+        if let Some(&(undone, by)) = self.compensations.front() {
+            if by == v {
+                self.compensation_reported(env, undone, (attempt, permit), result);
+                return Ok(());
+            }
+        }
         let (failure, implicit) = match result {
             ToolResult::Ok { output, latency_ms } => {
                 match validate::check_all(&env.graph.node(v).validators, &output) {
@@ -248,16 +254,85 @@ impl Run {
     }
 
     /// A tool refused its input: the LLM is asked for better input. The request names the tool
-    /// among the failed ones, for this request only (the tool itself is not unhealthy).
+    /// among the failed ones (the tool itself is not unhealthy).
     fn escalate_input(&mut self, env: &mut Env<'_>, v: NodeIx, agent_action: Option<alloc::string::String>) {
+        self.escalate_naming(env, v, EscalationReason::Input, agent_action);
+    }
+
+    /// Escalates with `v` named among the failed tools of this request only.
+    fn escalate_naming(
+        &mut self,
+        env: &mut Env<'_>,
+        v: NodeIx,
+        reason: EscalationReason,
+        agent_action: Option<alloc::string::String>,
+    ) {
         let id = env.graph.id(v).to_string();
         let named = self.failed_ids.contains(&id);
         if !named {
             self.failed_ids.push(id);
         }
-        self.escalate(env, EscalationReason::Input, agent_action, None);
+        self.escalate(env, reason, agent_action, None);
         if !named {
             self.failed_ids.pop();
         }
+    }
+
+    /// The tool undoing `undone`'s side effect reported. A success lets the plan go on; a
+    /// transient failure is retried as any call; otherwise the side effect stands and a person
+    /// (or the LLM) must know: an escalation of reason `compensation`.
+    fn compensation_reported(
+        &mut self,
+        env: &mut Env<'_>,
+        undone: NodeIx,
+        (attempt, permit): (u32, crate::health::Permit),
+        result: ToolResult,
+    ) {
+        let v = permit.tool;
+        let tool = env.graph.id(v).to_string();
+        let failure = match result {
+            ToolResult::Ok { latency_ms, .. } => {
+                self.emit(EventKind::ToolSucceeded { tool: tool.clone(), latency_ms });
+                let t = env.health.settle(permit, Observation::Success { latency_ms }, self.now);
+                self.breaker_event(env, v, t);
+                self.compensations.pop_front();
+                self.nodes[undone].compensated = true;
+                self.emit(EventKind::Compensated { tool: env.graph.id(undone).to_string(), by: tool });
+                return;
+            }
+            ToolResult::Err(f) => f,
+        };
+        self.counts.failures += 1;
+        self.emit(EventKind::ToolFailed {
+            tool: tool.clone(),
+            category: failure.category,
+            implicit: false,
+            transient: failure.transient,
+            message: failure.message.clone(),
+            agent_action: failure.agent_action.clone(),
+        });
+        let policy = env.graph.node(v).retry;
+        let retry = failure.category == Category::Service
+            && failure.transient
+            && self.nodes[v].retries_used < policy.attempts;
+        let observed = if retry { Observation::Failure } else { Observation::Outage };
+        let t = env.health.settle(permit, observed, self.now);
+        self.breaker_event(env, v, t);
+        if retry && env.health.state(v) != BreakerState::Open {
+            self.retry(env, v, &tool, attempt);
+            return;
+        }
+        self.compensations.pop_front();
+        let why = alloc::format!(
+            "Undoing `{}` with `{tool}` failed ({}): its side effect stands.",
+            env.graph.id(undone),
+            failure.message
+        );
+        self.escalate_naming(
+            env,
+            v,
+            EscalationReason::Compensation,
+            Some(failure.agent_action.unwrap_or(why)),
+        );
     }
 }

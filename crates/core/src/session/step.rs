@@ -67,6 +67,20 @@ impl Run {
             if self.complete_ready_waypoints(env) {
                 continue;
             }
+            // Side effects branched back past are undone before the plan goes on, one at a time.
+            if let Some(&(_, by)) = self.compensations.front() {
+                if self.in_flight.contains_key(&by) {
+                    return Action::Wait;
+                }
+                let calls = self.dispatch(env, &[by]);
+                if calls.is_empty() {
+                    // Refused for now (its breaker, bulkhead or rate limit): look again shortly.
+                    self.needs_replan = false;
+                    self.paused_until = Some(self.now.saturating_add(super::replan::PAUSE_MS));
+                    continue;
+                }
+                return Action::CallTools { calls };
+            }
             let ready = self.ready_tools(env);
             if ready.is_empty() {
                 if !self.in_flight.is_empty() {
