@@ -43,6 +43,8 @@ pub enum ProblemKind {
     GoalUnreachable,
     /// Warning only: costs large enough that a path's total can overflow to infinity.
     CostOverflow,
+    /// The description is of a format version this build does not read.
+    UnsupportedVersion,
 }
 
 /// One problem found in a graph description.
@@ -51,12 +53,20 @@ pub struct Problem {
     pub kind: ProblemKind,
     /// The offending id (node id, `from->to` for an edge, or the field name).
     pub at: String,
+    /// Where in the description, as a JSON pointer into it (`/nodes/3/retry/attempts`); empty
+    /// when the text is not JSON at all.
+    #[serde(default)]
+    pub path: String,
     pub message: String,
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.at, self.message)
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.at, self.message)
+        } else {
+            write!(f, "{} ({}): {}", self.at, self.path, self.message)
+        }
     }
 }
 
@@ -68,7 +78,14 @@ pub struct GraphError {
 
 impl GraphError {
     pub(crate) fn single(kind: ProblemKind, at: impl Into<String>, message: impl Into<String>) -> Self {
-        GraphError { problems: alloc::vec![Problem { kind, at: at.into(), message: message.into() }] }
+        GraphError {
+            problems: alloc::vec![Problem {
+                kind,
+                at: at.into(),
+                path: String::new(),
+                message: message.into()
+            }],
+        }
     }
 
     /// Whether any problem is of the given kind.

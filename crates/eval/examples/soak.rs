@@ -167,19 +167,15 @@ fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
         Vec::new()
     };
     GraphSpec {
-        name: None,
         nodes,
         edges,
         start: Some("n0".into()),
         goal: Some(format!("n{}", n - 1)),
-        stages: Vec::new(),
         risk_rules,
-        intents: Vec::new(),
+        ..GraphSpec::default()
     }
 }
 
-/// What consecutive sessions share, as a router would: a graph, its limits, and the health it
-/// keeps across tasks (so a breaker opened in one session is probed and closes in a later one).
 /// Sessions that share one router: its graph, limits and one live health, and a clock carried
 /// from session to session.
 struct Group {

@@ -35,7 +35,7 @@ impl ShrError {
     /// `invalid_graph` for a description that never reached the core (not serializable).
     pub fn graph_text(message: String) -> Self {
         ShrError::graph(&GraphError {
-            problems: vec![Problem { kind: ProblemKind::MalformedJson, at: "json".into(), message }],
+            problems: vec![Problem { kind: ProblemKind::MalformedJson, at: "json".into(), path: String::new(), message }],
         })
     }
 

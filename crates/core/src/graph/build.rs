@@ -20,12 +20,17 @@ impl ToolGraph {
                 format!("description is {} bytes, the limit is {}", text.len(), limits::MAX_JSON_BYTES),
             ));
         }
-        let spec: GraphSpec = serde_json::from_str(text).map_err(|e| {
-            GraphError::single(
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let spec: GraphSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = pointer(e.path());
+            let e = e.into_inner();
+            let mut err = GraphError::single(
                 ProblemKind::MalformedJson,
                 "json",
                 format!("line {} column {}: {}", e.line(), e.column(), e),
-            )
+            );
+            err.problems[0].path = path;
+            err
         })?;
         ToolGraph::from_spec(spec)
     }
@@ -33,12 +38,14 @@ impl ToolGraph {
     /// Validates a description. Every problem found is reported.
     pub fn from_spec(spec: GraphSpec) -> Result<ToolGraph, GraphError> {
         let mut problems = Vec::new();
-        let mut push =
-            |kind, at: &str, message: String| problems.push(Problem { kind, at: at.to_string(), message });
+        let mut push = |kind, at: &str, path: String, message: String| {
+            problems.push(Problem { kind, at: at.to_string(), path, message })
+        };
         if spec.nodes.len() > limits::MAX_NODES {
             push(
                 ProblemKind::TooLarge,
                 "nodes",
+                "/nodes".into(),
                 format!("{} nodes, the limit is {}", spec.nodes.len(), limits::MAX_NODES),
             );
         }
@@ -46,32 +53,54 @@ impl ToolGraph {
             push(
                 ProblemKind::TooLarge,
                 "edges",
+                "/edges".into(),
                 format!("{} edges, the limit is {}", spec.edges.len(), limits::MAX_EDGES),
             );
         }
         if spec.nodes.len() > limits::MAX_NODES || spec.edges.len() > limits::MAX_EDGES {
             return Err(GraphError { problems });
         }
+        if spec.version != super::FORMAT_VERSION {
+            push(
+                ProblemKind::UnsupportedVersion,
+                "version",
+                "/version".into(),
+                format!(
+                    "format version {} is unknown; this build reads version {}",
+                    spec.version,
+                    super::FORMAT_VERSION
+                ),
+            );
+        }
 
         let mut ids = BTreeMap::new();
         let mut nodes = Vec::with_capacity(spec.nodes.len());
-        for n in &spec.nodes {
+        for (i, n) in spec.nodes.iter().enumerate() {
+            let at = |field: &str| {
+                if field.is_empty() {
+                    format!("/nodes/{i}")
+                } else {
+                    format!("/nodes/{i}/{field}")
+                }
+            };
             if n.id.is_empty() || n.id.len() > limits::MAX_ID {
                 push(
                     ProblemKind::BadId,
                     &n.id,
+                    at("id"),
                     format!("node id must be 1 to {} bytes long", limits::MAX_ID),
                 );
             }
             if ids.insert(n.id.clone(), nodes.len()).is_some() {
-                push(ProblemKind::DuplicateId, &n.id, "duplicate node id".into());
+                push(ProblemKind::DuplicateId, &n.id, at("id"), "duplicate node id".into());
             }
-            check_cost(&mut push, &n.id, "base_cost", n.base_cost);
+            check_cost(&mut push, &n.id, at("base_cost"), "base_cost", n.base_cost);
             let label = n.label.clone().unwrap_or_else(|| n.id.clone());
             if label.chars().count() > limits::MAX_LABEL {
                 push(
                     ProblemKind::LabelTooLong,
                     &n.id,
+                    at("label"),
                     format!("label is longer than {} characters", limits::MAX_LABEL),
                 );
             }
@@ -80,6 +109,7 @@ impl ToolGraph {
                     push(
                         ProblemKind::BadValue,
                         &n.id,
+                        at("retry/attempts"),
                         format!(
                             "retry.attempts is {}, the limit is {}",
                             r.attempts,
@@ -89,31 +119,43 @@ impl ToolGraph {
                 }
             }
             if n.max_concurrent == Some(0) {
-                push(ProblemKind::BadValue, &n.id, "max_concurrent must be at least 1".into());
+                push(
+                    ProblemKind::BadValue,
+                    &n.id,
+                    at("max_concurrent"),
+                    "max_concurrent must be at least 1".into(),
+                );
             }
             if n.rate_limit.is_some_and(|r| r.calls == 0 || r.per_ms == 0) {
-                push(ProblemKind::BadValue, &n.id, "rate_limit needs calls and per_ms of at least 1".into());
+                let msg = "rate_limit needs calls and per_ms of at least 1";
+                push(ProblemKind::BadValue, &n.id, at("rate_limit"), msg.into());
             }
             if n.quota == Some(0) {
-                push(ProblemKind::BadValue, &n.id, "quota must be at least 1".into());
+                push(ProblemKind::BadValue, &n.id, at("quota"), "quota must be at least 1".into());
             }
             if let Some(b) = n.baseline_latency_ms {
                 if !(b.is_finite() && b > 0.0) {
                     push(
                         ProblemKind::BadValue,
                         &n.id,
+                        at("baseline_latency_ms"),
                         "baseline_latency_ms must be a positive number".into(),
                     );
                 }
             }
             for (k, v) in n.validators.iter().enumerate() {
                 if let Err(msg) = v.check_spec() {
-                    push(ProblemKind::BadValue, &n.id, format!("validators[{k}]: {msg}"));
+                    push(
+                        ProblemKind::BadValue,
+                        &n.id,
+                        at(&format!("validators/{k}")),
+                        format!("validators[{k}]: {msg}"),
+                    );
                 }
             }
             for (name, v) in [("x", n.x), ("y", n.y)] {
                 if v.is_some_and(|v| !v.is_finite()) {
-                    push(ProblemKind::BadValue, &n.id, format!("{name} must be a finite number"));
+                    push(ProblemKind::BadValue, &n.id, at(name), format!("{name} must be a finite number"));
                 }
             }
             nodes.push(Node {
@@ -143,30 +185,46 @@ impl ToolGraph {
         let mut edges = Vec::with_capacity(spec.edges.len());
         let mut guards: Vec<Guard> = Vec::new();
         let mut seen_pairs = BTreeSet::new();
-        for e in &spec.edges {
+        for (i, e) in spec.edges.iter().enumerate() {
             let at = format!("{}->{}", e.from, e.to);
+            let path = |field: &str| format!("/edges/{i}/{field}");
             let from = ids.get(&e.from).copied();
             let to = ids.get(&e.to).copied();
             if from.is_none() {
-                push(ProblemKind::UnknownNode, &at, format!("edge starts at unknown node `{}`", e.from));
+                push(
+                    ProblemKind::UnknownNode,
+                    &at,
+                    path("from"),
+                    format!("edge starts at unknown node `{}`", e.from),
+                );
             }
             if to.is_none() {
-                push(ProblemKind::UnknownNode, &at, format!("edge ends at unknown node `{}`", e.to));
+                push(
+                    ProblemKind::UnknownNode,
+                    &at,
+                    path("to"),
+                    format!("edge ends at unknown node `{}`", e.to),
+                );
             }
-            check_cost(&mut push, &at, "cost", e.cost);
+            check_cost(&mut push, &at, path("cost"), "cost", e.cost);
             if e.from == e.to {
-                push(ProblemKind::SelfLoop, &at, "edge leads from a node to itself".into());
+                push(ProblemKind::SelfLoop, &at, path("to"), "edge leads from a node to itself".into());
             }
             let guard = e.guard.as_ref().map(|g| {
                 if g.field.is_empty() {
-                    push(ProblemKind::BadValue, &at, "guard.field must be named".into());
+                    push(ProblemKind::BadValue, &at, path("guard/field"), "guard.field must be named".into());
                 }
                 guards.push(g.clone());
                 guards.len() as u32 - 1
             });
             if let (Some(f), Some(t)) = (from, to) {
                 if !seen_pairs.insert((f, t)) {
-                    push(ProblemKind::DuplicateEdge, &at, "a second edge between the same nodes".into());
+                    push(
+                        ProblemKind::DuplicateEdge,
+                        &at,
+                        format!("/edges/{i}"),
+                        "a second edge between the same nodes".into(),
+                    );
                 }
                 edges.push(Edge { from: f, to: t, cost: e.cost, guard });
             }
@@ -174,21 +232,33 @@ impl ToolGraph {
 
         for (v, n) in spec.nodes.iter().enumerate() {
             let Some(by) = &n.compensate else { continue };
+            let path = format!("/nodes/{v}/compensate");
             match ids.get(by).copied() {
                 Some(c) if c != v && spec.nodes.get(c).is_some_and(|cn| cn.tool) => {
                     if let Some(node) = nodes.get_mut(v) {
                         node.compensate = Some(c);
                     }
                 }
-                Some(_) => {
-                    push(ProblemKind::BadValue, &n.id, format!("compensate `{by}` must be another tool"))
-                }
-                None => {
-                    push(ProblemKind::UnknownNode, &n.id, format!("compensate names unknown node `{by}`"))
-                }
+                Some(_) => push(
+                    ProblemKind::BadValue,
+                    &n.id,
+                    path.clone(),
+                    format!("compensate `{by}` must be another tool"),
+                ),
+                None => push(
+                    ProblemKind::UnknownNode,
+                    &n.id,
+                    path.clone(),
+                    format!("compensate names unknown node `{by}`"),
+                ),
             }
             if !n.side_effect {
-                push(ProblemKind::BadValue, &n.id, "compensate is for a node with side_effect: true".into());
+                push(
+                    ProblemKind::BadValue,
+                    &n.id,
+                    path,
+                    "compensate is for a node with side_effect: true".into(),
+                );
             }
         }
 
@@ -206,6 +276,7 @@ impl ToolGraph {
                     push(
                         ProblemKind::BadQuorum,
                         &node.id,
+                        format!("/nodes/{v}/join/quorum"),
                         format!("quorum {k} but the node has {} incoming edges", in_degree[v]),
                     );
                 }
@@ -216,13 +287,20 @@ impl ToolGraph {
                 push(
                     ProblemKind::BadValue,
                     &format!("risk_rules[{k}]"),
+                    format!("/risk_rules/{k}"),
                     "max must be finite and priority within 0..1".into(),
                 );
             }
         }
         for (k, r) in spec.intents.iter().enumerate() {
             if !(0.0..=1.0).contains(&r.priority) {
-                push(ProblemKind::BadValue, &format!("intents[{k}]"), "priority must be within 0..1".into());
+                let at = format!("intents[{k}]");
+                push(
+                    ProblemKind::BadValue,
+                    &at,
+                    format!("/intents/{k}/priority"),
+                    "priority must be within 0..1".into(),
+                );
             }
         }
 
@@ -266,6 +344,7 @@ impl ToolGraph {
             graph.warnings.push(Problem {
                 kind: ProblemKind::GoalUnreachable,
                 at: id,
+                path: "/goal".into(),
                 message: "goal cannot be reached from start even with every tool healthy".into(),
             });
         }
@@ -276,6 +355,7 @@ impl ToolGraph {
             graph.warnings.push(Problem {
                 kind: ProblemKind::CostOverflow,
                 at: "edges".into(),
+                path: "/edges".into(),
                 message: "costs are so large that a path's total can overflow to infinity, and such a path \
                           counts as no path: scale the costs down"
                     .into(),
@@ -285,16 +365,38 @@ impl ToolGraph {
     }
 }
 
-fn check_cost(push: &mut impl FnMut(ProblemKind, &str, String), at: &str, field: &str, v: f64) {
+fn check_cost(
+    push: &mut impl FnMut(ProblemKind, &str, String, String),
+    at: &str,
+    path: String,
+    field: &str,
+    v: f64,
+) {
     if !v.is_finite() {
-        push(ProblemKind::NonFiniteCost, at, format!("{field} must be a finite number"));
+        push(ProblemKind::NonFiniteCost, at, path, format!("{field} must be a finite number"));
     } else if v < 0.0 {
-        push(ProblemKind::NegativeCost, at, format!("{field} is {v}, costs must not be negative"));
+        push(ProblemKind::NegativeCost, at, path, format!("{field} is {v}, costs must not be negative"));
     }
 }
 
+/// A deserializer's path as a JSON pointer (RFC 6901): `nodes[3].retry` -> `/nodes/3/retry`.
+fn pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        out.push('/');
+        match segment {
+            Segment::Seq { index } => out.push_str(&index.to_string()),
+            Segment::Map { key } => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Segment::Enum { variant } => out.push_str(variant),
+            Segment::Unknown => out.push('?'),
+        }
+    }
+    out
+}
+
 fn resolve_end(
-    push: &mut impl FnMut(ProblemKind, &str, String),
+    push: &mut impl FnMut(ProblemKind, &str, String, String),
     ids: &BTreeMap<String, NodeIx>,
     id: Option<&str>,
     field: &str,
@@ -302,13 +404,18 @@ fn resolve_end(
 ) -> Option<NodeIx> {
     match id {
         None | Some("") => {
-            push(missing, field, format!("the description has no {field} node"));
+            push(missing, field, format!("/{field}"), format!("the description has no {field} node"));
             None
         }
         Some(id) => {
             let ix = ids.get(id).copied();
             if ix.is_none() {
-                push(ProblemKind::UnknownNode, field, format!("{field} names unknown node `{id}`"));
+                push(
+                    ProblemKind::UnknownNode,
+                    field,
+                    format!("/{field}"),
+                    format!("{field} names unknown node `{id}`"),
+                );
             }
             ix
         }

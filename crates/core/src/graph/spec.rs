@@ -22,7 +22,7 @@ pub enum Join {
 /// default policy's value (one retry, no backoff), the same as leaving out `retry` entirely.
 /// The wait before retry `n` is `backoff_ms x 2^(n-1)`, capped at `max_backoff_ms`, drawn
 /// uniformly below that with `jitter` (see [`crate::health::backoff`]).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetryPolicy {
     /// Extra attempts after the first call (0 = never retry).
@@ -43,7 +43,7 @@ impl Default for RetryPolicy {
 
 /// `"rate_limit": {"calls": n, "per_ms": t}`: at most `n` calls per `t` ms, for every run of a
 /// router together (a token bucket, [`crate::health::TokenBucket`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RateLimitSpec {
     pub calls: u32,
@@ -52,7 +52,7 @@ pub struct RateLimitSpec {
 
 /// One node as written in the JSON description. A field it does not know is an error (a
 /// misspelt `validator` must not turn validation off in silence).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     pub id: String,
@@ -128,14 +128,14 @@ impl NodeSpec {
 }
 
 /// `"join": {"quorum": k}` in JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JoinSpec {
     pub quorum: u32,
 }
 
 /// One edge as written in the JSON description.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EdgeSpec {
     pub from: String,
@@ -150,7 +150,7 @@ pub struct EdgeSpec {
 /// A deterministic edge guard on the last result of the edge's source tool: the machine
 /// counterpart of seed 004's natural-language transition criteria ("if verification fails,
 /// return to search"). Before the source has a result the guard is assumed to hold.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Guard {
     /// Dot path into the result (`ok`, `booking.status`).
@@ -179,7 +179,7 @@ fn is_false(v: &bool) -> bool {
 
 /// A risk rule: before calling a tool of `stage`, if context value `key` exceeds `max`, the risk
 /// monitor raises a signal of `priority` (which escalates when it wins).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RiskRule {
     pub key: String,
@@ -191,7 +191,7 @@ pub struct RiskRule {
 
 /// An intent rule: when the task's `request` text contains `keyword`, the intent monitor raises a
 /// routine signal of `priority`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IntentRule {
     pub keyword: String,
@@ -200,9 +200,16 @@ pub struct IntentRule {
 }
 
 /// The JSON description of a tool graph.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphSpec {
+    /// The JSON Schema the description follows, for editors (`graph.schema.json`).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The format version: 1, this format. A description without it is read as version 1.
+    #[serde(default = "format_version", skip_serializing_if = "is_format_version")]
+    #[schemars(range(min = 1, max = 1))]
+    pub version: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub nodes: Vec<NodeSpec>,
@@ -221,6 +228,33 @@ pub struct GraphSpec {
     pub intents: Vec<IntentRule>,
 }
 
+impl Default for GraphSpec {
+    /// An empty description of the current format version.
+    fn default() -> Self {
+        GraphSpec {
+            schema: None,
+            version: FORMAT_VERSION,
+            name: None,
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            start: None,
+            goal: None,
+            stages: Vec::new(),
+            risk_rules: Vec::new(),
+            intents: Vec::new(),
+        }
+    }
+}
+
+/// The format version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+fn format_version() -> u32 {
+    FORMAT_VERSION
+}
+fn is_format_version(v: &u32) -> bool {
+    *v == FORMAT_VERSION
+}
 fn one() -> f64 {
     1.0
 }
