@@ -207,7 +207,10 @@ impl Host {
                     let now = self.opts.now()?;
                     let wait = self.sleep(until.saturating_sub(now).max(1) as f64);
                     if let Err(e) = wait.await {
-                        return Err(ShrError::new("bad_options", format!("sleep() failed: {}", message_of(&e))));
+                        return Err(ShrError::new(
+                            "bad_options",
+                            format!("sleep() failed: {}", message_of(&e)),
+                        ));
                     }
                 }
                 Action::Wait => {

@@ -35,7 +35,12 @@ impl ShrError {
     /// `invalid_graph` for a description that never reached the core (not serializable).
     pub fn graph_text(message: String) -> Self {
         ShrError::graph(&GraphError {
-            problems: vec![Problem { kind: ProblemKind::MalformedJson, at: "json".into(), path: String::new(), message }],
+            problems: vec![Problem {
+                kind: ProblemKind::MalformedJson,
+                at: "json".into(),
+                path: String::new(),
+                message,
+            }],
         })
     }
 
