@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("shr: {e}");
+            eprintln!("shr: {}", printable(&e));
             ExitCode::FAILURE
         }
     }
@@ -83,8 +83,30 @@ impl Args {
     }
 }
 
+/// Reads a description, never more than the core's size limit plus one byte: a FIFO or a
+/// device that never ends is refused, not read until memory runs out.
 fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+    use std::io::Read;
+    let limit = shr_core::limits::MAX_JSON_BYTES;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut text = String::new();
+    file.take(limit as u64 + 1).read_to_string(&mut text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.len() > limit {
+        return Err(format!(
+            "{}: larger than the {} MiB limit of a description",
+            path.display(),
+            limit >> 20
+        ));
+    }
+    Ok(text)
+}
+
+/// Text from a description made safe for a terminal: control characters (an id may hold an
+/// escape sequence) are shown escaped, never sent raw.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() && c != '\n' { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
 }
 
 /// Loads domain files (those with a top-level `graph`) and scenario files from a directory.
@@ -166,7 +188,7 @@ fn cmd_route(args: &[String]) -> Result<(), String> {
     };
     let graph = ToolGraph::from_json(&read(Path::new(path))?).map_err(|e| format!("{path}: {e}"))?;
     for w in graph.warnings() {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", printable(&w.to_string()));
     }
     let lookup = |id: &str| graph.index(id).ok_or_else(|| format!("unknown node `{id}`"));
     let mut down = Vec::new();
@@ -185,24 +207,30 @@ fn cmd_route(args: &[String]) -> Result<(), String> {
     if args.flag("--trace") {
         for step in &trace.steps {
             match step {
-                TraceStep::Settled { node, dist } => println!("settle {} at {dist}", graph.id(*node)),
+                TraceStep::Settled { node, dist } => {
+                    println!("settle {} at {dist}", printable(graph.id(*node)))
+                }
                 TraceStep::Relaxed { from, to, dist, improved, .. } => {
                     println!(
                         "relax  {} -> {} offers {dist}{}",
-                        graph.id(*from),
-                        graph.id(*to),
+                        printable(graph.id(*from)),
+                        printable(graph.id(*to)),
                         if *improved { " (best)" } else { "" }
                     )
                 }
                 TraceStep::Skipped { from, to, .. } => {
-                    println!("skip   {} -> {} (failed tool)", graph.id(*from), graph.id(*to))
+                    println!(
+                        "skip   {} -> {} (failed tool)",
+                        printable(graph.id(*from)),
+                        printable(graph.id(*to))
+                    )
                 }
             }
         }
     }
     match plan {
         Some(p) => {
-            println!("plan: {}", p.ids(&graph).join(" -> "));
+            println!("plan: {}", printable(&p.ids(&graph).join(" -> ")));
             println!("cost: {}", p.cost);
             Ok(())
         }
@@ -243,15 +271,21 @@ fn cmd_check(args: &[String]) -> Result<(), String> {
         } else {
             read(p).and_then(|t| {
                 ToolGraph::from_json(&t)
-                    .map(|g| format!("{} nodes, {} edges", g.node_count(), g.edge_count()))
+                    .map(|g| {
+                        let mut what = format!("{} nodes, {} edges", g.node_count(), g.edge_count());
+                        for w in g.warnings() {
+                            what.push_str(&format!("; warning: {w}"));
+                        }
+                        what
+                    })
                     .map_err(|e| e.to_string())
             })
         };
         match result {
-            Ok(what) => println!("{a}: ok ({what})"),
+            Ok(what) => println!("{}: ok ({})", printable(a), printable(&what)),
             Err(e) => {
                 bad += 1;
-                println!("{a}: {e}");
+                println!("{}: {}", printable(a), printable(&e));
             }
         }
     }

@@ -111,3 +111,75 @@ fn perturb_and_cyclic_print_their_matrices() {
     let (ok, _, err) = shr(&["perturb", "--tasks", "many"]);
     assert!(!ok && err.contains("--tasks takes a whole number"), "{err}");
 }
+
+/// An id holding a terminal escape sequence is printed escaped; a graph whose costs can
+/// overflow is accepted with a warning; a misspelt field names its JSON pointer.
+#[test]
+fn check_escapes_control_characters_warns_and_names_the_pointer() {
+    let dir = std::env::temp_dir().join(format!("shr-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let escape = dir.join("escape.json");
+    std::fs::write(
+        &escape,
+        r#"{"nodes":[{"id":"a\u001b[31m"},{"id":"b"}],"edges":[{"from":"a\u001b[31m","to":"b","cost":1e308},
+            {"from":"b","to":"a\u001b[31m","cost":1e308}],"start":"a\u001b[31m","goal":"b","nodez":[]}"#,
+    )
+    .unwrap();
+    let (ok, out, _) = shr(&["check", escape.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(out.contains("unknown field `nodez`"), "{out}");
+    assert!(!out.contains('\u{1b}'), "raw escape printed: {out:?}");
+    let overflow = dir.join("overflow.json");
+    std::fs::write(
+        &overflow,
+        r#"{"nodes":[{"id":"a\u001b[31m"},{"id":"b"},{"id":"c"}],"edges":[{"from":"a\u001b[31m","to":"b","cost":1e308},
+            {"from":"b","to":"c","cost":1e308}],"start":"a\u001b[31m","goal":"c"}"#,
+    )
+    .unwrap();
+    let (ok, out, _) = shr(&["check", overflow.to_str().unwrap()]);
+    assert!(ok, "{out}");
+    assert!(out.contains("warning") && out.contains("/edges") && out.contains("overflow"), "{out}");
+    let (ok, _, err) = shr(&["route", overflow.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(!err.contains('\u{1b}') && err.contains("\\u{1b}"), "{err:?}");
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"nodes":[{"id":"a"},{"id":"b","retry":{"attemps":2}}],"edges":[],"start":"a","goal":"b"}"#,
+    )
+    .unwrap();
+    let (_, out, _) = shr(&["check", bad.to_str().unwrap()]);
+    assert!(out.contains("/nodes/1/retry/attemps"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A FIFO that never ends is refused at the size limit, not read until memory runs out.
+#[cfg(unix)]
+#[test]
+fn check_reads_no_more_than_the_size_limit() {
+    let dir = std::env::temp_dir().join(format!("shr-cli-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("endless.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().map(|s| s.success()).unwrap_or(false);
+    if !made {
+        return;
+    }
+    let writer_path = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&writer_path) {
+            let chunk = vec![b' '; 1 << 20];
+            // 80 MiB, past the 64 MiB limit; the reader stops early and the pipe breaks.
+            for _ in 0..80 {
+                if f.write_all(&chunk).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let (ok, out, _) = shr(&["check", fifo.to_str().unwrap()]);
+    writer.join().unwrap();
+    assert!(!ok);
+    assert!(out.contains("larger than the 64 MiB limit"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
