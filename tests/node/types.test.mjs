@@ -29,12 +29,12 @@ const declared = (text) => new Set([...text.matchAll(/^export (?:interface|type|
 const SURFACE = {
   Router: {
     statics: ['fromJson'],
-    methods: ['free', 'health', 'markDown', 'markUp', 'record', 'route', 'run', 'session', 'toJson', 'tools'],
+    methods: ['free', 'health', 'markDown', 'markUp', 'metrics', 'record', 'route', 'run', 'session', 'toJson', 'tools'],
     getters: ['warnings'],
   },
   Session: {
     statics: [],
-    methods: ['free', 'escalation', 'events', 'next', 'outcome', 'report', 'resolveEscalation'],
+    methods: ['free', 'escalation', 'events', 'next', 'outcome', 'pollEvents', 'report', 'resolveEscalation'],
     getters: ['isFinished'],
   },
 };

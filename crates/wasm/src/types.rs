@@ -18,14 +18,25 @@ export interface NodeSpec {
   tool?: boolean;
   /** Needs k distinct completed inputs (k = in-degree is AND). Default: any one (OR). */
   join?: { quorum: number };
+  /** What the tool does, for people and agents. */
+  description?: string;
   /**
-   * Retries of transient service failures: `attempts` extra calls after the first, each
-   * `backoff_ms x retry number` later. A field left out (or `retry` itself) takes the default:
-   * 1 attempt, no backoff.
+   * Retries of transient service failures: `attempts` extra calls after the first; the wait
+   * before retry n is `backoff_ms x 2^(n-1)`, at most `max_backoff_ms` (30 s), drawn below that
+   * with `jitter` (on). A field left out (or `retry` itself) takes the default: 1 attempt, no
+   * backoff.
    */
-  retry?: { attempts?: number; backoff_ms?: number };
+  retry?: { attempts?: number; backoff_ms?: number; max_backoff_ms?: number; jitter?: boolean };
   /** Calls allowed per hour; the weight rises near it. */
   quota?: number;
+  /** A token bucket shared by every run of the router: over it the tool is routed around. */
+  rate_limit?: { calls: number; per_ms: number };
+  /** Calls in flight at once, over every run (a bulkhead). */
+  max_concurrent?: number;
+  /** The tool changes the world: never branched back past unless `compensate` undoes it. */
+  side_effect?: boolean;
+  /** The tool that undoes this one's side effect. */
+  compensate?: string;
   baseline_latency_ms?: number;
   /** Checks on the tool's output; a result failing one is an implicit failure. */
   validators?: Validator[];
@@ -52,8 +63,11 @@ export interface EdgeSpec {
   guard?: { field: string; equals: unknown; negate?: boolean };
 }
 
-/** The JSON description of a tool graph. */
+/** The JSON description of a tool graph (JSON Schema: `shr-wasm/graph.schema.json`). */
 export interface GraphSpec {
+  $schema?: string;
+  /** The format version: 1 (the default). */
+  version?: 1;
   name?: string;
   nodes: NodeSpec[];
   edges?: EdgeSpec[];
@@ -67,10 +81,14 @@ export interface GraphSpec {
 export type ProblemKind =
   | "malformed_json" | "duplicate_id" | "bad_id" | "unknown_node" | "negative_cost"
   | "non_finite_cost" | "missing_start" | "missing_goal" | "self_loop" | "duplicate_edge"
-  | "bad_quorum" | "label_too_long" | "too_large" | "bad_value" | "goal_unreachable";
+  | "bad_quorum" | "label_too_long" | "too_large" | "bad_value" | "goal_unreachable"
+  | "cost_overflow" | "unsupported_version";
 
-/** One problem of a graph description; `at` names the offending id or field. */
-export interface Problem { kind: ProblemKind; at: string; message: string }
+/**
+ * One problem of a graph description; `at` names the offending id or field, `path` its place
+ * as a JSON pointer (`/nodes/3/retry/attempts`).
+ */
+export interface Problem { kind: ProblemKind; at: string; path: string; message: string }
 
 export interface BreakerConfig {
   failure_rate?: number;
@@ -93,6 +111,19 @@ export interface SessionConfig {
   escalation_budget?: number;
   visit_budget?: number;
   breaker?: BreakerConfig;
+  /** How calls are let through to each tool, for every run of the router together. */
+  admission?: {
+    /** Calls in flight per tool when its node says nothing (no ceiling by default). */
+    max_concurrent?: number | null;
+    /** Slow start: calls a tool with no record may have in flight (default 3; 0: off). */
+    initial_concurrency?: number;
+    /** Retries in flight per tool: a share of its calls in flight, at least `min_retries`. */
+    retry_budget?: { ratio?: number; min_retries?: number };
+    /** How long a run waits for a tool that is only full or rate-limited (default 10 s). */
+    max_wait_ms?: number;
+  };
+  /** Where a run replans from when no plan leaves the tip of its work (default "completed"). */
+  replan_from?: "tip" | "completed";
 }
 
 /** Any other key throws `bad_options` naming it. */
@@ -116,7 +147,9 @@ export interface Task {
 export type Category = "input" | "service" | "policy";
 export type BreakerState = "closed" | "open" | "half_open";
 export type Status = "completed" | "demoted" | "escalated";
-export type EscalationReason = "no_path" | "risk" | "budget" | "policy" | "input";
+export type EscalationReason = "no_path" | "risk" | "budget" | "policy" | "input" | "compensation" | "deadline";
+/** Why a tool would not take a call now. */
+export type Refusal = "open" | "probing" | "full" | "rate_limited" | "retry_budget";
 export type MonitorKind = "risk" | "tool_health" | "progress" | "memory" | "intent";
 
 export type SignalKind =
@@ -174,25 +207,29 @@ export type EventKind =
   | { event: "ToolSucceeded"; tool: string; latency_ms: number }
   | { event: "ToolFailed"; tool: string; category: Category; implicit: boolean; transient: boolean; message: string; agent_action?: string }
   | { event: "Reweighted"; tool: string; weight: number | null }
-  | { event: "Rerouted"; from_plan: PlanView; to_plan: PlanView; around: string[] }
+  | { event: "Rerouted"; from_plan: PlanView; to_plan: PlanView; around: string[]; abandoned?: string[] }
   | { event: "Retried"; tool: string; attempt: number; not_before: number }
   | { event: "BreakerChanged"; tool: string; from: BreakerState; to: BreakerState }
   | { event: "Escalated"; reason: EscalationReason; goal: string; failed: string[]; completed: string[]; agent_action?: string; llm_call: number }
   | { event: "GoalDemoted"; from: string; to: string }
   | { event: "Revisited"; tool: string; visit: number }
   | { event: "Redirected"; from: string[]; to: string }
+  | { event: "Shed"; tool: string; reason: Refusal }
+  | { event: "Compensated"; tool: string; by: string }
   | { event: "Finished"; status: Status; goal: string; path: string[]; cost: number; message?: string };
 
 /** One event of a session: position, clock value (ms) and what happened. */
 export type ShrEvent = { seq: number; at: number } & EventKind;
 
-/** A call the session asks for. */
-export interface Call { tool: string; attempt: number; not_before: number }
+/** A call the session asks for; wait `delay_ms` (a retry's backoff) before making it. */
+export interface Call { tool: string; attempt: number; not_before: number; delay_ms: number }
 
 /** Session.next's answer. */
 export type Action =
   | { action: "call_tools"; calls: Call[] }
   | { action: "wait" }
+  /** Other runs hold what this one needs: ask again at `until`, or after any report. */
+  | { action: "pause"; until: number }
   | { action: "escalate"; request: EscalationRequest }
   | { action: "finished"; outcome: Outcome };
 

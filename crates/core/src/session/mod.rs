@@ -110,6 +110,8 @@ pub struct Run {
     paused_until: Option<Millis>,
     /// When this wait began (bounded by `admission.max_wait_ms`).
     waiting_since: Option<Millis>,
+    /// Pauses in a row: bounded too, for a host whose clock does not move.
+    pauses: u32,
     /// Side effects to undo before the plan goes on: (the tool, the tool that undoes it), in
     /// the order they run (the latest effect first).
     compensations: alloc::collections::VecDeque<(NodeIx, NodeIx)>,
@@ -159,6 +161,7 @@ impl Run {
             pending: Pending::default(),
             paused_until: None,
             waiting_since: None,
+            pauses: 0,
             compensations: alloc::collections::VecDeque::new(),
             acknowledged: alloc::vec![false; graph.risk_rules().len()],
             escalation: None,

@@ -50,6 +50,7 @@ impl Run {
         self.needs_replan = false;
         if found {
             self.waiting_since = None;
+            self.pauses = 0;
             if cyclic {
                 for i in 0..plan.nodes.len() {
                     let v = plan.nodes[i];
@@ -88,7 +89,10 @@ impl Run {
             self.plan = Some(old);
             if wait {
                 let since = *self.waiting_since.get_or_insert(self.now);
-                if self.now.saturating_sub(since) < env.config.admission.max_wait_ms {
+                let max_wait = env.config.admission.max_wait_ms;
+                self.pauses += 1;
+                let asked = u64::from(self.pauses).saturating_mul(PAUSE_MS);
+                if self.now.saturating_sub(since) < max_wait && asked <= max_wait {
                     self.paused_until = Some(self.now.saturating_add(PAUSE_MS));
                     self.needs_replan = true;
                     self.pending = pending;

@@ -20,6 +20,9 @@ impl Run {
     /// What the host should do now.
     pub(crate) fn next(&mut self, env: &mut Env<'_>, now: crate::Millis) -> Action {
         self.tick(now);
+        // A pause lasts until the host asks again: other runs may have freed what this one
+        // waits for (a report, not the clock, is what usually frees it).
+        self.paused_until = None;
         // Every round completes a node, replans, escalates or returns, so this bound is never
         // reached on a well-formed run; it keeps a bug from becoming an endless loop in a host.
         for _ in 0..(4 * env.graph.node_count() + 16) {
