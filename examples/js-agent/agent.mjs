@@ -1,7 +1,15 @@
 // A small refund agent: SHR sits in front of its tools, so when the primary payment provider
 // (stripe) throws, the run reroutes through the backup (razorpay) without asking the LLM.
 // Run `scripts/build-wasm-pkg` once, then `node examples/js-agent/agent.mjs`.
+// `--metrics PORT` also serves the router's Prometheus metrics on http://127.0.0.1:PORT/metrics
+// (0 picks a free port) for `--serve-ms` milliseconds after the run (default 60000).
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+
+const flag = (name) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? undefined : process.argv[i + 1];
+};
 
 const pkg = new URL('../../crates/wasm/pkg/node/shr_wasm.js', import.meta.url);
 if (!existsSync(pkg)) {
@@ -84,4 +92,21 @@ console.log(
   `outcome: ${outcome.status} via ${outcome.path.join(' -> ')} ` +
     `(${outcome.tool_calls} tool calls, ${outcome.reroutes} reroute(s), ${outcome.llm_calls} LLM calls)`,
 );
-process.exit(outcome.status === 'completed' ? 0 : 1);
+const code = outcome.status === 'completed' ? 0 : 1;
+const port = flag('--metrics');
+if (port === undefined) process.exit(code);
+
+// What a scraper (Prometheus, an agent dashboard) reads: calls, failures, sheds, breaker states.
+const server = createServer((req, res) => {
+  if (req.url !== '/metrics') {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(router.metrics());
+});
+server.listen(Number(port), '127.0.0.1', () => {
+  console.log(`metrics on http://127.0.0.1:${server.address().port}/metrics`);
+});
+// Served for a bounded time, then the agent ends as it would have.
+setTimeout(() => server.close(() => process.exit(code)), Number(flag('--serve-ms') ?? 60_000)).unref();
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.close(() => process.exit(code)));

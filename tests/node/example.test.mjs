@@ -33,6 +33,37 @@ test('examples/js-agent reroutes the refund through razorpay and exits 0', () =>
   );
 });
 
+test('examples/js-agent serves its router metrics over HTTP on --metrics', async () => {
+  const { spawn } = await import('node:child_process');
+  const agent = spawn(process.execPath, ['examples/js-agent/agent.mjs', '--metrics', '0', '--serve-ms', '20000'], { cwd: REPO });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`no metrics line in:\n${out}`)), 20_000);
+      agent.stdout.on('data', (d) => {
+        out += d;
+        const m = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      agent.on('exit', (c) => reject(new Error(`agent exited ${c}:\n${out}`)));
+    });
+    const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type'), /text\/plain/);
+    const text = await res.text();
+    assert.match(text, /# TYPE shr_tool_calls_total counter/);
+    assert.match(text, /shr_tool_failures_total\{tool="stripe"\} 1\n/);
+    assert.match(text, /shr_breaker_state\{tool="stripe"\} 2\n/);
+    assert.match(text, /shr_runs_finished_total\{status="completed"\} 1\n/);
+    assert.match(text, /shr_tool_call_duration_seconds_bucket\{tool="razorpay",le="\+Inf"\} 1\n/);
+  } finally {
+    agent.kill('SIGTERM');
+  }
+});
+
 test('the JS example in crates/wasm/README.md runs as written', () => {
   const readme = readFileSync(join(REPO, 'crates/wasm/README.md'), 'utf8');
   const code = /```js\n([\s\S]*?)```/.exec(readme)[1];
