@@ -314,6 +314,18 @@ test('route\'s internal exports refuse what the JS half would never pass, withou
   assert.throws(() => gone.route('nowhere'));
 });
 
+test('a tool id that is not a string is unknown_tool, never a trap', async () => {
+  const r = Router.fromJson(refundGraph());
+  for (const id of [5, null, {}, ['stripe'], true]) {
+    await expectCode(() => r.markDown(id), 'unknown_tool', assert);
+    await expectCode(() => r.markUp(id), 'unknown_tool', assert);
+    await expectCode(() => r.record(id, { ok: true }), 'unknown_tool', assert);
+    await expectCode(() => r.health(id), 'unknown_tool', assert);
+    await expectCode(() => r.session().report(id, { result: 'ok' }, 0), 'unknown_tool', assert);
+  }
+  assert.equal(r.health('stripe').state, 'closed');
+});
+
 test('the module survives all of the above: nothing trapped', async () => {
   const vt = new VirtualTime();
   const r = Router.fromJson(refundGraph());

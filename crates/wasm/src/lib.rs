@@ -450,8 +450,12 @@ impl Router {
     /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a
     /// probe through or `markUp` is called. Returns the tool's health.
     #[wasm_bindgen(js_name = markDown, unchecked_return_type = "ToolHealth")]
-    pub fn mark_down(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
-        let v = self.tool(tool)?;
+    pub fn mark_down(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+        now: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let v = self.tool(&tool_id(&tool)?)?;
         let now = self.now(now)?;
         self.inner.borrow_mut().router.mark_down(v, now);
         Ok(self.health_view(v, now)?)
@@ -460,8 +464,12 @@ impl Router {
     /// Marks a tool up: its breaker closes; its weight comes back to normal over a few
     /// successes. Returns the tool's health.
     #[wasm_bindgen(js_name = markUp, unchecked_return_type = "ToolHealth")]
-    pub fn mark_up(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
-        let v = self.tool(tool)?;
+    pub fn mark_up(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+        now: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let v = self.tool(&tool_id(&tool)?)?;
         let now = self.now(now)?;
         self.inner.borrow_mut().router.mark_up(v);
         Ok(self.health_view(v, now)?)
@@ -474,10 +482,10 @@ impl Router {
     #[wasm_bindgen(unchecked_return_type = "ToolHealth")]
     pub fn record(
         &self,
-        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "RecordOutcome")] outcome: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let v = self.tool(tool)?;
+        let v = self.tool(&tool_id(&tool)?)?;
         let rec: RecordOutcome = from_js(&outcome, "outcome", "bad_record")?;
         if rec.latency_ms.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
             return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0").into());
@@ -494,8 +502,12 @@ impl Router {
 
     /// A tool's health now: breaker state, composite weight (`null` = infinite) and its factors.
     #[wasm_bindgen(unchecked_return_type = "ToolHealth")]
-    pub fn health(&self, tool: &str, now: Option<f64>) -> Result<JsValue, JsValue> {
-        let v = self.tool(tool)?;
+    pub fn health(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
+        now: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let v = self.tool(&tool_id(&tool)?)?;
         let now = self.now(now)?;
         Ok(self.health_view(v, now)?)
     }
@@ -554,6 +566,18 @@ struct RecordOutcome {
     at: Option<f64>,
 }
 
+/// A tool id from JS. wasm-bindgen would read a non-string as string memory (and trap), so ids
+/// cross as values and anything but a string is `unknown_tool` naming what it was.
+fn tool_id(tool: &JsValue) -> Result<String, ShrError> {
+    tool.as_string().ok_or_else(|| {
+        ShrError::new(
+            "unknown_tool",
+            format!("a tool id must be a string, not {}", error::message_of(&tool.js_typeof())),
+        )
+        .with("tool", tool.clone())
+    })
+}
+
 /// A task from JS: `undefined`/`null` is the graph's own start and goal.
 pub(crate) fn parse_task(task: &JsValue) -> Result<Task, ShrError> {
     if is_nullish(task) {
@@ -598,14 +622,15 @@ impl Session {
     /// `{result: 'err', category, transient, message, agent_action}`.
     pub fn report(
         &mut self,
-        tool: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ToolResult")] result: JsValue,
         now: f64,
     ) -> Result<(), JsValue> {
+        let tool = tool_id(&tool)?;
         let now = millis(now, "now")?;
         let result: ToolResult = from_js(&result, "result", "bad_result")?;
         let mut inner = self.router.borrow_mut();
-        inner.router.report(&mut self.run, tool, result, now).map_err(|e| ShrError::session(e).into_js())
+        inner.router.report(&mut self.run, &tool, result, now).map_err(|e| ShrError::session(e).into_js())
     }
 
     /// Answers the pending escalation.
