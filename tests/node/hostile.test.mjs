@@ -326,6 +326,46 @@ test('a tool id that is not a string is unknown_tool, never a trap', async () =>
   assert.equal(r.health('stripe').state, 'closed');
 });
 
+test('every run settles: an escalate, a sleep or a tool that never answers, with and without deadlineMs', async () => {
+  const never = () => new Promise(() => {});
+  const both = refundGraph();
+  const down = okTools({ stripe: async () => { throw new Error('down'); }, razorpay: async () => { throw new Error('down'); } });
+  // An escalate that never answers: the run ends escalated, saying why.
+  const a = await Router.fromJson(both).run(null, { tools: down, escalate: never, escalateTimeoutMs: 50 });
+  assert.equal(a.outcome.status, 'escalated');
+  assert.match(a.outcome.message, /escalate\(\) did not answer within 50 ms/);
+  // A tool that never settles, no per-call timeout, a run deadline: the run ends at it.
+  const t0 = Date.now();
+  const b = await Router.fromJson(refundGraph()).run(null, {
+    tools: okTools({ crm: never }), timeoutMs: Infinity, deadlineMs: 100,
+  });
+  assert.ok(Date.now() - t0 < 5_000);
+  assert.equal(b.outcome.status, 'escalated');
+  assert.match(b.outcome.message, /deadline of 100 ms passed/);
+  assert.ok(b.events.some((e) => e.event === 'Escalated' && e.reason === 'deadline' && e.llm_call === 0));
+  // An escalate that never answers, with a deadline shorter than its timeout: the deadline wins.
+  const c = await Router.fromJson(both).run(null, { tools: down, escalate: never, deadlineMs: 80 });
+  assert.match(c.outcome.message, /deadline of 80 ms passed/);
+  // A tool that never settles, no deadline: the default per-call timeout would end it; a short one here.
+  const d = await Router.fromJson(refundGraph()).run(null, { tools: okTools({ stripe: never }), timeoutMs: 30 });
+  assert.equal(d.outcome.status, 'completed');
+  assert.deepEqual(d.outcome.path, BACKUP);
+  // A host sleep that never settles holds a retry's backoff at most a second past the wait.
+  const g = refundGraph();
+  g.nodes[2] = { id: 'stripe', stage: 'payment', retry: { attempts: 1, backoff_ms: 10, jitter: false } };
+  let first = true;
+  const e = await Router.fromJson(g).run(null, {
+    tools: okTools({ stripe: async () => { if (first) { first = false; return { success: false, transient: true, error: '503' }; } return {}; } }),
+    sleep: never,
+  });
+  assert.equal(e.outcome.status, 'completed');
+  assert.equal(e.outcome.retries, 1);
+  // Durations a timer cannot hold are refused, not turned into 1 ms.
+  for (const key of ['timeoutMs', 'escalateTimeoutMs', 'deadlineMs']) {
+    await expectCode(() => Router.fromJson(refundGraph()).run(null, { tools: okTools(), [key]: 2 ** 31 }), 'bad_options', assert);
+  }
+});
+
 test('the module survives all of the above: nothing trapped', async () => {
   const vt = new VirtualTime();
   const r = Router.fromJson(refundGraph());

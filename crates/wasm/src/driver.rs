@@ -34,6 +34,36 @@ use crate::{parse_task, read_clock, task_error, Inner};
 
 /// Default per-call timeout.
 pub const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
+/// Default time `escalate` has to answer: an LLM or a person, but never forever.
+pub const DEFAULT_ESCALATE_TIMEOUT_MS: f64 = 300_000.0;
+/// The longest wait `setTimeout` holds (2^31-1 ms); a larger one would fire at once.
+const MAX_TIMER_MS: f64 = 2_147_483_647.0;
+
+/// A duration option: nullish is `default`, `Infinity` is none, else a number of milliseconds
+/// in `0 < ms <= 2^31-1` (what a timer holds), or `bad_options` naming the option.
+fn duration(options: &JsValue, key: &str, default: Option<f64>) -> Result<Option<f64>, ShrError> {
+    let v = get(options, key, "bad_options", "options")?;
+    if is_nullish(&v) {
+        return Ok(default);
+    }
+    match v.as_f64() {
+        Some(ms) if ms == f64::INFINITY => Ok(None),
+        Some(ms) if ms > 0.0 && ms <= MAX_TIMER_MS => Ok(Some(ms)),
+        _ => Err(ShrError::new(
+            "bad_options",
+            format!("options.{key} must be a number of ms in 0 < ms <= 2147483647 (Infinity: none)"),
+        )),
+    }
+}
+
+/// A promise that resolves with `value` after `ms`, and the timer to clear.
+fn timer(ms: f64, value: &JsValue) -> (Promise, JsValue) {
+    let mut id = JsValue::UNDEFINED;
+    let p = Promise::new(&mut |resolve, _reject| {
+        id = set_timeout(&resolve, ms, value);
+    });
+    (p, id)
+}
 
 #[wasm_bindgen]
 extern "C" {
@@ -56,6 +86,10 @@ struct RunOptions {
     on_event: Option<Function>,
     /// `None` = no timeout.
     timeout_ms: Option<f64>,
+    /// How long `escalate` may take to answer; `None` = no limit.
+    escalate_timeout_ms: Option<f64>,
+    /// The whole run's deadline; `None` = none.
+    deadline_ms: Option<f64>,
     clock: Option<Function>,
     sleep: Option<Function>,
 }
@@ -65,12 +99,22 @@ impl RunOptions {
         if !options.is_object() {
             return Err(ShrError::new(
                 "bad_options",
-                "options must be an object {tools, escalate?, onEvent?, timeoutMs?, clock?, sleep?}",
+                "options must be an object {tools, escalate?, onEvent?, timeoutMs?, escalateTimeoutMs?, \
+                 deadlineMs?, clock?, sleep?}",
             ));
         }
         only_keys(
             options,
-            &["tools", "escalate", "onEvent", "timeoutMs", "clock", "sleep"],
+            &[
+                "tools",
+                "escalate",
+                "onEvent",
+                "timeoutMs",
+                "escalateTimeoutMs",
+                "deadlineMs",
+                "clock",
+                "sleep",
+            ],
             "bad_options",
             "options",
         )?;
@@ -81,26 +125,13 @@ impl RunOptions {
                 "options.tools must be an object mapping tool ids to functions",
             ));
         }
-        let t = get(options, "timeoutMs", "bad_options", "options")?;
-        let timeout_ms = if is_nullish(&t) {
-            Some(DEFAULT_TIMEOUT_MS)
-        } else {
-            match t.as_f64() {
-                Some(ms) if ms == f64::INFINITY => None,
-                Some(ms) if ms.is_finite() && ms > 0.0 => Some(ms),
-                _ => {
-                    return Err(ShrError::new(
-                        "bad_options",
-                        "options.timeoutMs must be a number > 0 (Infinity: no timeout)",
-                    ))
-                }
-            }
-        };
         Ok(RunOptions {
             tools,
             escalate: opt_fn(options, "escalate", "bad_options", "options")?,
             on_event: opt_fn(options, "onEvent", "bad_options", "options")?,
-            timeout_ms,
+            timeout_ms: duration(options, "timeoutMs", Some(DEFAULT_TIMEOUT_MS))?,
+            escalate_timeout_ms: duration(options, "escalateTimeoutMs", Some(DEFAULT_ESCALATE_TIMEOUT_MS))?,
+            deadline_ms: duration(options, "deadlineMs", None)?,
             clock: opt_fn(options, "clock", "bad_options", "options")?.or(router_clock),
             sleep: opt_fn(options, "sleep", "bad_options", "options")?,
         })
@@ -149,8 +180,13 @@ async fn drive(
     let context = if is_nullish(&context) { Object::new().into() } else { context };
     let t0 = opts.now()?;
     let mut run = inner.borrow_mut().router.start(task, t0).map_err(task_error)?;
+    let deadline = opts.deadline_ms.map(|ms| {
+        let sentinel: JsValue = Object::new().into();
+        let (p, id) = timer(ms, &sentinel);
+        Deadline { ms, promise: p.clone(), future: JsFuture::from(p), timer: id, sentinel }
+    });
     let mut host =
-        Host { opts, context, results: Object::new(), in_flight: Vec::new(), events: Array::new() };
+        Host { opts, context, results: Object::new(), in_flight: Vec::new(), events: Array::new(), deadline };
     let result = host.drive(&inner, &mut run).await;
     host.abandon();
     let events: JsValue = host.events.into();
@@ -174,16 +210,52 @@ struct Host {
     in_flight: Vec<InFlight>,
     /// Every event of the run, as JS values: the run itself keeps none once they are taken.
     events: Array,
+    /// The run's deadline (`deadlineMs`), raced against every wait.
+    deadline: Option<Deadline>,
+}
+
+/// A run's deadline: the timer's promise (for races in JS) and a future of it (for polls).
+struct Deadline {
+    ms: f64,
+    promise: Promise,
+    future: JsFuture,
+    timer: JsValue,
+    sentinel: JsValue,
+}
+
+/// What a wait ended with.
+enum Waited<T> {
+    Done(T),
+    /// The run's deadline passed first.
+    Deadline,
 }
 
 impl Host {
     async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, ShrError> {
+        let outcome = self.steps(inner, run).await?;
+        match outcome {
+            Waited::Done(o) => Ok(o),
+            Waited::Deadline => {
+                // Every wait ends at the deadline: the run ends there, explicitly.
+                let ms = self.deadline.as_ref().map_or(0.0, |d| d.ms);
+                let now = self.opts.now()?;
+                let why = format!("the run's deadline of {ms} ms passed");
+                inner.borrow_mut().router.abandon(run, &why, now).map_err(ShrError::session)?;
+                self.emit(run);
+                run.outcome()
+                    .cloned()
+                    .ok_or_else(|| ShrError::new("internal", "an abandoned run has no outcome"))
+            }
+        }
+    }
+
+    async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Waited<Outcome>, ShrError> {
         loop {
             let now = self.opts.now()?;
             let action = inner.borrow_mut().router.next(run, now).map_err(ShrError::session)?;
             self.emit(run);
             match action {
-                Action::Finished { outcome } => return Ok(outcome),
+                Action::Finished { outcome } => return Ok(Waited::Done(outcome)),
                 Action::CallTools { calls } => {
                     let now = self.opts.now()?;
                     for call in calls {
@@ -205,12 +277,16 @@ impl Host {
                     // Other runs of this router hold what this run needs (a full bulkhead, a
                     // spent rate limit): look again after a short wait, which the core bounds.
                     let now = self.opts.now()?;
-                    let wait = self.sleep(until.saturating_sub(now).max(1) as f64);
-                    if let Err(e) = wait.await {
-                        return Err(ShrError::new(
-                            "bad_options",
-                            format!("sleep() failed: {}", message_of(&e)),
-                        ));
+                    let mut wait = self.sleep(until.saturating_sub(now).max(1) as f64);
+                    match self.or_deadline(&mut wait).await {
+                        Waited::Deadline => return Ok(Waited::Deadline),
+                        Waited::Done(Err(e)) => {
+                            return Err(ShrError::new(
+                                "bad_options",
+                                format!("sleep() failed: {}", message_of(&e)),
+                            ))
+                        }
+                        Waited::Done(Ok(_)) => {}
                     }
                 }
                 Action::Wait => {
@@ -218,7 +294,9 @@ impl Host {
                         // The core waits only while calls are in flight; this guards a host loop.
                         return Err(ShrError::new("internal", "the session waits but no call is in flight"));
                     }
-                    let (i, settled) = self.settle_one().await?;
+                    let Waited::Done((i, settled)) = self.settle_one().await? else {
+                        return Ok(Waited::Deadline);
+                    };
                     let call = self.in_flight.remove(i);
                     if let Phase::Running { timer: Some(t), .. } = &call.phase {
                         clear_timeout(t);
@@ -246,13 +324,39 @@ impl Host {
                                 Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
                                 Err(e) => promise_reject(&e),
                             };
-                            let answer = JsFuture::from(answer).await.map_err(|e| {
+                            // An answer that never comes must not hold the run forever.
+                            let late: JsValue = Object::new().into();
+                            let racers = Array::of1(&answer);
+                            let mut timer_id = None;
+                            if let Some(ms) = self.opts.escalate_timeout_ms {
+                                let (p, id) = timer(ms, &late);
+                                racers.push(&p);
+                                timer_id = Some(id);
+                            }
+                            if let Some(d) = &self.deadline {
+                                racers.push(&d.promise);
+                            }
+                            let answer = JsFuture::from(promise_race(&racers)).await;
+                            if let Some(id) = timer_id {
+                                clear_timeout(&id);
+                            }
+                            let answer = answer.map_err(|e| {
                                 ShrError::new(
                                     "escalation_failed",
                                     format!("escalate() failed: {}", message_of(&e)),
                                 )
                             })?;
-                            parse_decision(&answer)?
+                            if self.deadline.as_ref().is_some_and(|d| Object::is(&answer, &d.sentinel)) {
+                                return Ok(Waited::Deadline);
+                            }
+                            if Object::is(&answer, &late) {
+                                let ms = self.opts.escalate_timeout_ms.unwrap_or(0.0);
+                                Decision::Abort {
+                                    message: format!("escalate() did not answer within {ms} ms"),
+                                }
+                            } else {
+                                parse_decision(&answer)?
+                            }
                         }
                     };
                     let now = self.opts.now()?;
@@ -279,17 +383,36 @@ impl Host {
         }
     }
 
+    /// Waits `ms` (a duration, so a clock that steps back changes nothing): the host's `sleep`,
+    /// or a timer. A host `sleep` that never settles holds the run no longer than the wait
+    /// itself (and a second, for a slow host).
     fn sleep(&self, ms: f64) -> JsFuture {
+        let ms = ms.min(MAX_TIMER_MS);
         let p = match &self.opts.sleep {
-            Some(f) => match f.call1(&JsValue::UNDEFINED, &JsValue::from_f64(ms)) {
-                Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
-                Err(e) => promise_reject(&e),
-            },
-            None => Promise::new(&mut |resolve, _reject| {
-                set_timeout(&resolve, ms, &JsValue::UNDEFINED);
-            }),
+            Some(f) => {
+                let asked = match f.call1(&JsValue::UNDEFINED, &JsValue::from_f64(ms)) {
+                    Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
+                    Err(e) => promise_reject(&e),
+                };
+                let (bound, _) = timer((ms + 1_000.0).min(MAX_TIMER_MS), &JsValue::UNDEFINED);
+                promise_race(&Array::of2(&asked, &bound))
+            }
+            None => timer(ms, &JsValue::UNDEFINED).0,
         };
         JsFuture::from(p)
+    }
+
+    /// Waits for `fut`, or the run's deadline, whichever comes first.
+    async fn or_deadline(&mut self, fut: &mut JsFuture) -> Waited<Result<JsValue, JsValue>> {
+        poll_fn(|cx| {
+            if let Some(d) = &mut self.deadline {
+                if Pin::new(&mut d.future).poll(cx).is_ready() {
+                    return Poll::Ready(Waited::Deadline);
+                }
+            }
+            Pin::new(&mut *fut).poll(cx).map(Waited::Done)
+        })
+        .await
     }
 
     /// Calls the tool and races it against the timeout.
@@ -344,21 +467,27 @@ impl Host {
 
     /// Waits for the first call in flight to settle (in call order among those already
     /// settled). A call whose backoff ends is started and waited for like the others.
-    async fn settle_one(&mut self) -> Result<(usize, Settled), ShrError> {
+    async fn settle_one(&mut self) -> Result<Waited<(usize, Settled)>, ShrError> {
         loop {
-            let (i, r, backoff) = poll_fn(|cx| {
+            let polled = poll_fn(|cx| {
+                if let Some(d) = &mut self.deadline {
+                    if Pin::new(&mut d.future).poll(cx).is_ready() {
+                        return Poll::Ready(None);
+                    }
+                }
                 for (i, c) in self.in_flight.iter_mut().enumerate() {
                     let (fut, backoff) = match &mut c.phase {
                         Phase::Backoff(f) => (f, true),
                         Phase::Running { fut, .. } => (fut, false),
                     };
                     if let Poll::Ready(r) = Pin::new(fut).poll(cx) {
-                        return Poll::Ready((i, r, backoff));
+                        return Poll::Ready(Some((i, r, backoff)));
                     }
                 }
                 Poll::Pending
             })
             .await;
+            let Some((i, r, backoff)) = polled else { return Ok(Waited::Deadline) };
             if backoff {
                 if let Err(e) = r {
                     return Err(ShrError::new("bad_options", format!("sleep() failed: {}", message_of(&e))));
@@ -376,7 +505,7 @@ impl Host {
                     _ => Settled::Value(v),
                 },
             };
-            return Ok((i, settled));
+            return Ok(Waited::Done((i, settled)));
         }
     }
 
@@ -414,6 +543,9 @@ impl Host {
     /// Clears the timers of calls still in flight when the run ends (a finished session does
     /// not wait for them; their results are ignored).
     fn abandon(&mut self) {
+        if let Some(d) = &self.deadline {
+            clear_timeout(&d.timer);
+        }
         for c in self.in_flight.drain(..) {
             if let Phase::Running { timer: Some(t), .. } = &c.phase {
                 clear_timeout(t);

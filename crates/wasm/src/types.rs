@@ -287,11 +287,24 @@ export interface RunOptions {
   escalate?: (request: EscalationRequest) => Decision | Promise<Decision>;
   /** Every event, as it happens. A listener that throws is ignored. */
   onEvent?: (event: ShrEvent) => void;
-  /** Per-call timeout in ms (default 10000; Infinity: none). */
+  /**
+   * Per-call timeout in ms (default 10000; Infinity: none). Every duration is at most
+   * 2147483647 ms (what a timer holds); more is `bad_options`.
+   */
   timeoutMs?: number;
+  /** How long `escalate` may take (default 300000): past it the run ends escalated, saying so. */
+  escalateTimeoutMs?: number;
+  /**
+   * The whole run's deadline in ms (default none): when it passes, calls in flight are given up,
+   * an `Escalated` event of reason "deadline" names every failure seen, and the run resolves.
+   */
+  deadlineMs?: number;
   /** Milliseconds (default: the router's clock, else Date.now). Pass a fake clock for replay. */
   clock?: () => number;
-  /** Waits before a retry's not_before (default setTimeout). */
+  /**
+   * Waits a call's `delay_ms` (a retry's backoff) or a pause (default setTimeout). A sleep that
+   * never settles holds the run at most a second past the wait.
+   */
   sleep?: (ms: number) => Promise<void>;
 }
 
