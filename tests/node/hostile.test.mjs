@@ -309,9 +309,15 @@ test('route\'s internal exports refuse what the JS half would never pass, withou
   // A freed router throws (wasm-bindgen's null-pointer check) instead of reading freed memory.
   const gone = Router.fromJson(refundGraph());
   gone.route();
+  const session = gone.session(null, 0);
+  session.free();
   gone.free();
-  assert.throws(() => gone.route());
-  assert.throws(() => gone.route('nowhere'));
+  await expectCode(() => gone.route(), 'freed', assert);
+  await expectCode(() => gone.route('nowhere'), 'freed', assert);
+  await expectCode(() => gone.markDown('stripe'), 'freed', assert);
+  await expectCode(() => gone.warnings, 'freed', assert);
+  await expectCode(() => session.next(0), 'freed', assert);
+  await expectCode(() => session.isFinished, 'freed', assert);
 });
 
 test('a tool id that is not a string is unknown_tool, never a trap', async () => {
@@ -364,6 +370,41 @@ test('every run settles: an escalate, a sleep or a tool that never answers, with
   for (const key of ['timeoutMs', 'escalateTimeoutMs', 'deadlineMs']) {
     await expectCode(() => Router.fromJson(refundGraph()).run(null, { tools: okTools(), [key]: 2 ** 31 }), 'bad_options', assert);
   }
+});
+
+test('only own properties of tools are tools: constructor and toString are not run', async () => {
+  const g = {
+    nodes: [{ id: 's', tool: false }, { id: 'constructor' }, { id: 'toString' }, { id: 'g', tool: false }],
+    edges: [{ from: 's', to: 'constructor', cost: 1 }, { from: 's', to: 'toString', cost: 2 },
+      { from: 'constructor', to: 'g' }, { from: 'toString', to: 'g' }],
+    start: 's', goal: 'g',
+  };
+  const { outcome, events } = await Router.fromJson(g).run(null, { tools: {} });
+  assert.equal(outcome.status, 'escalated');
+  const failed = events.filter((e) => e.event === 'ToolFailed').map((e) => e.message);
+  assert.deepEqual(failed, ['options.tools has no function for `constructor`', 'options.tools has no function for `toString`']);
+});
+
+test('a later tool receives the value that was validated, not the live object', async () => {
+  const g = refundGraph();
+  g.nodes[1] = { id: 'crm', stage: 'lookup', validators: [{ field: 'amount', min: 0 }] };
+  let seen;
+  const tools = okTools({
+    crm: async () => {
+      const out = { amount: 40 };
+      // The tool changes its object after returning it (a cache, a getter, a bug).
+      setImmediate(() => { out.amount = -1; });
+      return out;
+    },
+    stripe: async ({ results }) => {
+      await new Promise((r) => setImmediate(r));
+      seen = results.crm.amount;
+      return {};
+    },
+  });
+  const { outcome } = await Router.fromJson(g).run(null, { tools });
+  assert.equal(outcome.status, 'completed');
+  assert.equal(seen, 40);
 });
 
 test('the module survives all of the above: nothing trapped', async () => {

@@ -420,7 +420,12 @@ impl Host {
         let sentinel = Object::new();
         // Every way of not having a callable tool is that call's failure, not the run's: the
         // session routes around it like any other outage.
-        let p = match js_sys::Reflect::get(&self.opts.tools, &JsValue::from_str(tool)) {
+        let key = JsValue::from_str(tool);
+        // Only the host's own properties are tools: `constructor` or `toString` must not run
+        // what every object inherits.
+        let own = Object::has_own(&Object::from(self.opts.tools.clone()), &key);
+        let found = if own { js_sys::Reflect::get(&self.opts.tools, &key) } else { Ok(JsValue::UNDEFINED) };
+        let p = match found {
             Err(e) => {
                 let m = format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e));
                 promise_reject(&js_sys::Error::new(&m).into())
@@ -530,7 +535,9 @@ impl Host {
                     fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
                 }
                 Ok(None) => match output_of(&v) {
-                    Ok(output) => return (ToolResult::Ok { output, latency_ms }, v),
+                    // Later tools get the value that was validated, a copy: not the live object,
+                    // which a getter or a later change could make differ from what was checked.
+                    Ok((output, snapshot)) => return (ToolResult::Ok { output, latency_ms }, snapshot),
                     Err(m) => {
                         fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
                     }
@@ -604,13 +611,19 @@ fn structured_failure(v: &JsValue) -> Result<Option<ToolFailure>, String> {
 }
 
 /// A tool's return value as JSON output. `undefined` is `null`.
-fn output_of(v: &JsValue) -> Result<Value, String> {
+/// A tool's return value as JSON output (`undefined` is `null`), and the same value as a fresh
+/// JS copy of that JSON (what later tools receive).
+fn output_of(v: &JsValue) -> Result<(Value, JsValue), String> {
     if v.is_undefined() {
-        return Ok(Value::Null);
+        return Ok((Value::Null, JsValue::NULL));
     }
     match stringify(v)? {
         None => Err("a function or symbol is not data".into()),
-        Some(text) => serde_json::from_str(&text).map_err(|e| e.to_string()),
+        Some(text) => {
+            let output = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let copy = js_sys::JSON::parse(&text).map_err(|e| message_of(&e))?;
+            Ok((output, copy))
+        }
     }
 }
 

@@ -106,10 +106,41 @@ export function route_object(state, cost) {
   for (let j = 0, k = at + nodes; k < end; j++, k += 2) edges[j] = [ids[v[k]], ids[v[k + 1]]];
   return { path, edges, cost };
 }
+function freed(name) {
+  const e = new Error(`${name}: this object was freed (free() was called before)`);
+  e.name = 'ShrError';
+  e.code = "freed";
+  return e;
+}
+// A freed object has pointer 0; wasm-bindgen would throw an Error without a code for it.
+function guard(proto) {
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    if (name === 'constructor' || name === 'free' || name === 'route' || name.startsWith('__')) continue;
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (typeof d.value === 'function') {
+      const f = d.value;
+      Object.defineProperty(proto, name, { ...d, value: function (...args) {
+        if (this.__wbg_ptr === 0) throw freed(name);
+        return f.apply(this, args);
+      } });
+    } else if (d.get) {
+      const g = d.get;
+      Object.defineProperty(proto, name, { ...d, get() {
+        if (this.__wbg_ptr === 0) throw freed(name);
+        return g.call(this);
+      } });
+    }
+  }
+}
 export function install_route(witness) {
   const proto = Object.getPrototypeOf(witness);
   const checked = proto.route;
+  guard(proto);
+  const session = witness.session(null, 0);
+  guard(Object.getPrototypeOf(session));
+  session.free();
   proto.route = function route(start, goal, now) {
+    if (this.__wbg_ptr === 0) throw freed('route');
     let state = this[STATE];
     if (state === undefined) {
       state = this.__routeState();

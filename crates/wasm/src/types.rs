@@ -313,7 +313,7 @@ export interface RunResult { outcome: Outcome; events: ShrEvent[] }
 export type ErrorCode =
   | "invalid_graph" | "unknown_tool" | "unknown_node" | "bad_task" | "bad_options"
   | "bad_decision" | "bad_result" | "bad_record" | "bad_clock" | "not_in_flight"
-  | "no_escalation" | "finished" | "escalation_failed" | "internal";
+  | "no_escalation" | "finished" | "escalation_failed" | "freed" | "internal";
 
 /** Every error thrown or rejected by shr-wasm. */
 export interface ShrError extends Error {
