@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use shr_core::ToolGraph;
 use shr_eval::scenario::Scenario;
 
-use crate::app::Page;
+use crate::state::Page;
 
 /// The page draws at most this many nodes; larger graphs are routed by `shr route` or the wasm
 /// API. SVG with one focusable group per tool stays responsive up to about this size.

@@ -7,7 +7,9 @@ mod graph_view;
 mod io;
 mod model;
 mod panels;
+mod pickers;
 mod replay;
+mod state;
 mod url;
 
 fn main() {

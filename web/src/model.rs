@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use shr_core::algo::{Dijkstra, Plan, Trace, TraceStep};
 use shr_core::event::{Event, EventKind};
-use shr_core::health::BreakerState;
+use shr_core::health::{edge_weight, BreakerState};
 use shr_core::{BreakerConfig, HealthBook, NodeIx, ToolGraph};
 use shr_core::{Outcome, Status};
 use shr_eval::cyclic::{self, CyclicExample};
@@ -196,7 +196,8 @@ impl View {
         debug_assert!(
             (0..n).all(|v| states[v] != ToolState::Probing || health.state(v) == BreakerState::HalfOpen)
         );
-        let weights: Vec<f64> = graph.edges().iter().map(|e| e.cost * health.weight(e.to, now)).collect();
+        let weights: Vec<f64> =
+            graph.edges().iter().map(|e| edge_weight(e, health.weight(e.to, now))).collect();
         let mut trace = Trace::default();
         let route =
             Dijkstra::new().route(&graph, &[graph.start()], graph.goal(), &|e: usize| weights[e], &mut trace);
@@ -215,7 +216,7 @@ impl View {
                 let shr = session_report(
                     example.id,
                     run.outcome.as_ref(),
-                    &run.events,
+                    (&run.events, &run.edges),
                     &run.escalations,
                     run.tool_calls,
                     run.success,
@@ -229,7 +230,7 @@ impl View {
                 let shr = session_report(
                     &task.id,
                     run.outcome.as_ref(),
-                    &run.events,
+                    (&run.events, &run.edges),
                     &run.escalations,
                     run.flags.tool_calls,
                     run.flags.recovered,
@@ -247,29 +248,18 @@ impl View {
         self.shr.path.iter().filter_map(|id| self.graph.index(id)).collect()
     }
 
-    /// Edges the SHR run traversed: into each completed node, from the completed node(s) that
-    /// fed it (the latest one; every one for a join).
+    /// Edges the SHR run traversed, as the core recorded them.
     pub fn run_edges(&self) -> BTreeSet<usize> {
-        let order: Vec<NodeIx> = self.shr.path.iter().filter_map(|id| self.graph.index(id)).collect();
-        let mut out = BTreeSet::new();
-        for (i, &v) in order.iter().enumerate() {
-            let feeding: Vec<usize> = self
-                .graph
-                .in_edges(v)
-                .iter()
-                .map(|&e| e as usize)
-                .filter(|&e| order[..i].contains(&self.graph.edge(e).from))
-                .collect();
-            let is_join = !matches!(self.graph.node(v).join, shr_core::graph::Join::Any);
-            if is_join {
-                out.extend(feeding);
-            } else if let Some(&e) =
-                feeding.iter().max_by_key(|&&e| order[..i].iter().position(|&u| u == self.graph.edge(e).from))
-            {
-                out.insert(e);
-            }
-        }
-        out
+        let g = &self.graph;
+        let index = |id: &str| g.index(id);
+        self.shr
+            .edges
+            .iter()
+            .filter_map(|(a, b)| {
+                let (a, b) = (index(a)?, index(b)?);
+                g.out_edges(a).iter().map(|&e| e as usize).find(|&e| g.edge(e).to == b)
+            })
+            .collect()
     }
 }
 
@@ -279,7 +269,7 @@ impl View {
 fn session_report(
     id: &str,
     outcome: Option<&Outcome>,
-    events: &[Event],
+    (events, edges): (&[Event], &[(String, String)]),
     escalations: &[EscalationRecord],
     tool_calls: u32,
     correct: bool,
@@ -299,6 +289,7 @@ fn session_report(
         problems: Vec::new(),
         escalations: escalations.to_vec(),
         events: events.to_vec(),
+        edges: edges.to_vec(),
     }
 }
 

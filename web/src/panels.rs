@@ -7,8 +7,8 @@ use shr_core::monitor::{MonitorKind, Signal, SignalKind};
 use shr_core::{Decision, Status};
 use shr_eval::scenario::RunReport;
 
-use crate::app::Page;
 use crate::model::{num, Source};
+use crate::state::Page;
 
 /// The route now, or why there is none.
 #[component]

@@ -2,97 +2,11 @@
 //! frontier, the edge being relaxed or skipped, then the chosen route. Ticks come from
 //! gloo-timers; the search itself ran once, in shr-core, when the setup changed.
 
-use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 use shr_core::algo::TraceStep;
 
-use crate::app::{Page, Shared};
-use crate::model::{frame, num, Frame};
-
-/// Replay state: `step` of `total()`; at `total()` the search is over and the route is shown.
-#[derive(Clone, Copy)]
-pub struct Replay {
-    pub step: RwSignal<usize>,
-    pub playing: RwSignal<bool>,
-    /// Steps per second.
-    pub speed: RwSignal<f64>,
-    view: Memo<Shared>,
-    pub frame: Memo<Frame>,
-}
-
-impl Replay {
-    pub fn new(view: Memo<Shared>) -> Replay {
-        let step = RwSignal::new(0);
-        let frame = Memo::new(move |_| {
-            let k = step.get();
-            view.with(|v| frame(&v.0.trace, v.0.graph.node_count(), v.0.graph.start(), k))
-        });
-        Replay { step, playing: RwSignal::new(false), speed: RwSignal::new(4.0), view, frame }
-    }
-
-    pub fn total(&self) -> usize {
-        self.view.with(|v| v.0.trace.steps.len())
-    }
-
-    pub fn done(&self) -> bool {
-        self.step.get() >= self.total()
-    }
-
-    /// From the first step, playing.
-    pub fn restart(&self) {
-        self.step.set(0);
-        self.playing.set(true);
-    }
-
-    /// Straight to the end: the route, no animation.
-    pub fn finish(&self) {
-        self.playing.set(false);
-        self.step.set(self.view.with_untracked(|v| v.0.trace.steps.len()));
-    }
-
-    pub fn forward(&self) {
-        self.playing.set(false);
-        let total = self.view.with_untracked(|v| v.0.trace.steps.len());
-        self.step.update(|s| *s = (*s + 1).min(total));
-    }
-
-    pub fn back(&self) {
-        self.playing.set(false);
-        self.step.update(|s| *s = s.saturating_sub(1));
-    }
-
-    pub fn toggle(&self) {
-        if self.playing.get_untracked() {
-            self.playing.set(false);
-        } else {
-            if self.step.get_untracked() >= self.view.with_untracked(|v| v.0.trace.steps.len()) {
-                self.step.set(0);
-            }
-            self.playing.set(true);
-        }
-    }
-
-    /// The ticking loop, for the life of the page.
-    pub fn run(self) {
-        leptos::task::spawn_local(async move {
-            loop {
-                let speed = self.speed.get_untracked().clamp(0.25, 64.0);
-                TimeoutFuture::new((1000.0 / speed) as u32).await;
-                if !self.playing.get_untracked() {
-                    continue;
-                }
-                let total = self.view.with_untracked(|v| v.0.trace.steps.len());
-                let s = self.step.get_untracked();
-                if s < total {
-                    self.step.set(s + 1);
-                }
-                if s + 1 >= total {
-                    self.playing.set(false);
-                }
-            }
-        });
-    }
-}
+use crate::model::num;
+use crate::state::Page;
 
 /// What the replay is showing, in words.
 fn describe(page: &Page, k: usize) -> String {

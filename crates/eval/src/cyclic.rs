@@ -136,6 +136,9 @@ pub struct CyclicRun {
     /// The session's events, for replay (the visualizer draws visits and revisits from them).
     #[serde(skip)]
     pub events: Vec<shr_core::event::Event>,
+    /// The edges the run traversed, in order.
+    #[serde(skip)]
+    pub edges: Vec<(String, String)>,
     /// Each escalation (budget or thrash) and the answer it got.
     #[serde(skip)]
     pub escalations: Vec<crate::scenario::EscalationRecord>,
@@ -190,6 +193,7 @@ pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
         escalated: false,
         outcome: None,
         events: Vec::new(),
+        edges: Vec::new(),
         escalations: Vec::new(),
     };
     let Ok(mut session) = Session::with_parts(graph.clone(), Task::default(), config, Monitors::default(), 0)
@@ -210,6 +214,7 @@ pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
         .collect();
     run.outcome = session.outcome().cloned();
     run.events = session.events().to_vec();
+    run.edges = crate::scenario::traversed_ids(graph, session.run());
     run
 }
 

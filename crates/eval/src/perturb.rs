@@ -273,12 +273,20 @@ pub struct PerturbedRun {
     pub outcome: Option<shr_core::Outcome>,
     pub events: Vec<shr_core::event::Event>,
     pub escalations: Vec<crate::scenario::EscalationRecord>,
+    /// The edges the run traversed, in order.
+    pub edges: Vec<(String, String)>,
 }
 
 /// Runs a generated task with any tool as the fault's target (the visualizer lets a person
 /// choose it). Whether a clean path remains is judged for that target: its stage has another tool.
 pub fn run_fault(task: &GeneratedTask, fault: &FaultProfile, validators: bool) -> PerturbedRun {
-    let failed = |flags| PerturbedRun { flags, outcome: None, events: Vec::new(), escalations: Vec::new() };
+    let failed = |flags| PerturbedRun {
+        flags,
+        outcome: None,
+        events: Vec::new(),
+        escalations: Vec::new(),
+        edges: Vec::new(),
+    };
     let mode = fault.mode;
     let mut spec = task.spec.clone();
     if !validators {
@@ -326,6 +334,7 @@ pub fn run_fault(task: &GeneratedTask, fault: &FaultProfile, validators: bool) -
         outcome: session.outcome().cloned(),
         events: session.events().to_vec(),
         escalations,
+        edges: crate::scenario::traversed_ids(&graph, session.run()),
     }
 }
 

@@ -98,6 +98,8 @@ pub struct Run {
     nodes: Vec<NodeState>,
     /// Completed nodes in completion order.
     completion: Vec<NodeIx>,
+    /// Edges the run traversed, in order (into each completed node from the work that fed it).
+    traversed: Vec<usize>,
     cost: f64,
     /// Calls in flight: tool -> (attempt, the permit the tool's health gave it).
     in_flight: BTreeMap<NodeIx, (u32, Permit)>,
@@ -153,6 +155,7 @@ impl Run {
             dijkstra: Dijkstra::new(),
             nodes: alloc::vec![NodeState::default(); n],
             completion: Vec::new(),
+            traversed: Vec::new(),
             cost: 0.0,
             in_flight: BTreeMap::new(),
             retry_at: BTreeMap::new(),
@@ -241,6 +244,10 @@ impl Run {
     /// Completed nodes, in completion order.
     pub fn completion(&self) -> &[NodeIx] {
         &self.completion
+    }
+    /// Edges the run traversed, in order: what a visualizer draws as the path taken.
+    pub fn traversed(&self) -> &[usize] {
+        &self.traversed
     }
     /// Each node's state, indexed like the graph's nodes.
     pub fn nodes(&self) -> &[NodeState] {

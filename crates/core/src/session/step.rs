@@ -215,6 +215,7 @@ impl Run {
                 if edge.to == v && (self.nodes[edge.from].completed || plan.seeds.contains(&e)) {
                     self.cost += edge.cost * base;
                     self.nodes[edge.from].left = true;
+                    self.traversed.push(e);
                 }
             }
         }

@@ -375,6 +375,21 @@ pub struct RunReport {
     /// SHR's event stream (empty for the baselines).
     #[serde(skip)]
     pub events: Vec<Event>,
+    /// The edges SHR's run traversed, in order, as the core recorded them (empty for the
+    /// baselines): what the page draws as the path taken.
+    #[serde(skip)]
+    pub edges: Vec<(String, String)>,
+}
+
+/// A run's traversed edges as id pairs.
+pub fn traversed_ids(graph: &ToolGraph, run: &shr_core::Run) -> Vec<(String, String)> {
+    run.traversed()
+        .iter()
+        .map(|&e| {
+            let edge = graph.edge(e);
+            (graph.id(edge.from).to_string(), graph.id(edge.to).to_string())
+        })
+        .collect()
 }
 
 /// Runs a scenario with one executor.

@@ -159,6 +159,7 @@ pub(super) fn report_from(
         problems: Vec::new(),
         escalations,
         events: session.events().to_vec(),
+        edges: super::traversed_ids(&scenario.graph, session.run()),
     }
 }
 
@@ -188,6 +189,7 @@ impl RunReport {
             problems: alloc::vec![why],
             escalations: Vec::new(),
             events: Vec::new(),
+            edges: Vec::new(),
         }
     }
 }

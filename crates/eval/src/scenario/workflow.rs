@@ -197,5 +197,6 @@ pub(super) fn run_static(scenario: &Scenario) -> RunReport {
         problems: Vec::new(),
         escalations: Vec::new(),
         events: Vec::new(),
+        edges: Vec::new(),
     }
 }

@@ -1,0 +1,294 @@
+//! The page's state: what the user chose ([`Setup`], in `model`), the view derived from it, the
+//! replay position and the click mode. Provided once by the `App` component; every component
+//! reads it from the context. It imports no component, so children import it downward.
+
+use std::sync::Arc;
+
+use gloo_timers::future::TimeoutFuture;
+use leptos::prelude::*;
+use shr_core::algo::Plan;
+use shr_core::ToolGraph;
+use shr_eval::cyclic::CyclicExample;
+use shr_eval::perturb::{self, Complexity, Mode};
+use shr_eval::scenario::Scenario;
+
+use crate::model::{frame, Frame, Setup, Source, View};
+use crate::url;
+
+/// The derived view, compared by identity: it is recomputed only when the setup changes.
+#[derive(Clone)]
+pub struct Shared(pub Arc<View>);
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// What a click on a tool does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClickMode {
+    /// Fail a healthy tool, restore a failed one.
+    Fail,
+    /// Put a tool's breaker half-open (probing), or close it again.
+    Probe,
+}
+
+/// The page's state, shared by its components.
+#[derive(Clone, Copy)]
+pub struct Page {
+    pub setup: RwSignal<Setup>,
+    pub view: Memo<Shared>,
+    pub replay: Replay,
+    /// The route before the last click, drawn fading while the new search replays.
+    pub ghost: RwSignal<Option<Plan>>,
+    pub mode: RwSignal<ClickMode>,
+    /// The event the user picked in the log; the monitor panel shows its decision.
+    pub picked: RwSignal<Option<u32>>,
+}
+
+impl Page {
+    /// Fails / restores (or sets probing / closes) a tool, and replays the reroute.
+    pub fn click_tool(&self, id: &str) {
+        if let Source::Perturb { task, graph, mode, validators, seed, .. } =
+            self.setup.with_untracked(|s| s.source.clone())
+        {
+            self.show(Source::Perturb { task, graph, target: id.to_string(), mode, validators, seed });
+            return;
+        }
+        if !self.setup.with_untracked(|s| s.source.takes_failures()) {
+            return;
+        }
+        let mode = self.mode.get_untracked();
+        self.ghost.set(self.view.with_untracked(|v| v.0.route.clone()));
+        self.setup.update(|s| {
+            let mut down = match &s.down {
+                Some(d) => d.clone(),
+                None => s.source.failures().iter().map(|f| f.tool.clone()).collect(),
+            };
+            let toggle = |list: &mut Vec<String>| {
+                if let Some(i) = list.iter().position(|t| t == id) {
+                    list.remove(i);
+                } else {
+                    list.push(id.to_string());
+                }
+            };
+            match mode {
+                ClickMode::Fail => {
+                    toggle(&mut down);
+                    s.probing.retain(|t| t != id);
+                }
+                ClickMode::Probe => {
+                    toggle(&mut s.probing);
+                    down.retain(|t| t != id);
+                }
+            }
+            s.down = Some(down);
+        });
+        self.picked.set(None);
+        self.replay.restart();
+    }
+
+    /// Shows a source as given: a scenario with its own failures, a cyclic workflow, a
+    /// perturbation.
+    pub fn show(&self, source: Source) {
+        self.ghost.set(None);
+        self.picked.set(None);
+        self.setup.set(Setup { source, down: None, probing: Vec::new() });
+        self.replay.finish();
+    }
+
+    /// Shows an imported graph, every tool healthy.
+    pub fn import(&self, scenario: Scenario) {
+        self.show(Source::Imported(Arc::new(scenario)));
+    }
+}
+
+/// The scenarios and cyclic workflows the picker offers.
+#[derive(Clone)]
+pub struct Library {
+    pub pack: Vec<Arc<Scenario>>,
+    pub cyclic: Vec<Arc<CyclicExample>>,
+}
+
+impl Library {
+    /// The source a picker or URL id names: `S2`; `cyclic:search_verify` with `p` and `seed`;
+    /// `perturb:C2` with `seed`, `mode`, `target`, `validators`. Missing parameters take defaults.
+    pub fn source(&self, id: &str, params: &url::Shared) -> Option<Source> {
+        let seed = params.seed.unwrap_or(1);
+        if let Some(name) = id.strip_prefix("cyclic:") {
+            let example = self.cyclic.iter().find(|e| e.id == name)?.clone();
+            return Some(Source::Cyclic { example, p: params.p.unwrap_or(0.25), seed });
+        }
+        if let Some(c) = id.strip_prefix("perturb:") {
+            let complexity = COMPLEXITIES.iter().find(|(_, name, _)| *name == c)?.0;
+            let task = perturb::generate(complexity, seed);
+            let validators = params.validators.unwrap_or(true);
+            let mut spec = task.spec.clone();
+            if !validators {
+                spec.nodes.iter_mut().for_each(|n| n.validators.clear());
+            }
+            let graph = ToolGraph::from_spec(spec).ok()?;
+            let target = params
+                .target
+                .clone()
+                .filter(|t| graph.index(t).is_some_and(|v| graph.node(v).tool))
+                .unwrap_or_else(|| task.victim.clone());
+            let mode =
+                MODES.iter().find(|m| Some(format!("{m:?}")) == params.mode).copied().unwrap_or(Mode::P3);
+            return Some(Source::Perturb {
+                task: Arc::new(task),
+                graph: Arc::new(graph),
+                target,
+                mode,
+                validators,
+                seed,
+            });
+        }
+        self.pack.iter().find(|s| s.id.eq_ignore_ascii_case(id)).cloned().map(Source::Pack)
+    }
+}
+
+/// The ToolMaze complexities the picker offers: (complexity, id suffix, description).
+pub const COMPLEXITIES: [(Complexity, &str, &str); 4] = [
+    (Complexity::C1, "C1", "C1: one chain of three stages"),
+    (Complexity::C2, "C2", "C2: a chain ending in a single action"),
+    (Complexity::C3, "C3", "C3: two branches joined"),
+    (Complexity::C4, "C4", "C4: three branches joined"),
+];
+
+pub const MODES: [Mode; 5] = [Mode::P1, Mode::P2, Mode::P3, Mode::P4, Mode::NP];
+
+/// What the URL holds for a setup (an imported graph is not in the URL: it has no id).
+pub fn shared_state(s: &Setup) -> url::Shared {
+    match &s.source {
+        Source::Pack(sc) => url::Shared {
+            scenario: Some(sc.id.clone()),
+            down: s.down.clone(),
+            probing: s.probing.clone(),
+            ..Default::default()
+        },
+        Source::Cyclic { p, seed, .. } => url::Shared {
+            scenario: Some(s.source.id()),
+            p: Some(*p),
+            seed: Some(*seed),
+            ..Default::default()
+        },
+        Source::Perturb { target, mode, validators, seed, .. } => url::Shared {
+            scenario: Some(s.source.id()),
+            seed: Some(*seed),
+            mode: Some(format!("{mode:?}")),
+            target: Some(target.clone()),
+            validators: Some(*validators),
+            ..Default::default()
+        },
+        Source::Imported(_) => url::Shared::default(),
+    }
+}
+
+/// The initial setup: the URL's scenario and failures, or S2 (a reroute is the first thing worth
+/// seeing). Unknown ids in the URL are dropped rather than failing the page.
+pub fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
+    let shared = url::read();
+    let source = shared
+        .scenario
+        .as_deref()
+        .and_then(|id| library.source(id, &shared))
+        .or_else(|| library.source("S2", &shared))
+        .unwrap_or_else(|| Source::Pack(first.clone()));
+    let graph = source.graph().clone();
+    let known = |ids: Vec<String>| -> Vec<String> {
+        ids.into_iter().filter(|t| graph.index(t).is_some_and(|v| graph.node(v).tool)).collect()
+    };
+    let takes = source.takes_failures();
+    Setup {
+        down: shared.down.filter(|_| takes).map(known),
+        probing: if takes { known(shared.probing) } else { Vec::new() },
+        source,
+    }
+}
+
+/// Replay state: `step` of `total()`; at `total()` the search is over and the route is shown.
+#[derive(Clone, Copy)]
+pub struct Replay {
+    pub step: RwSignal<usize>,
+    pub playing: RwSignal<bool>,
+    /// Steps per second.
+    pub speed: RwSignal<f64>,
+    view: Memo<Shared>,
+    pub frame: Memo<Frame>,
+}
+
+impl Replay {
+    pub fn new(view: Memo<Shared>) -> Replay {
+        let step = RwSignal::new(0);
+        let frame = Memo::new(move |_| {
+            let k = step.get();
+            view.with(|v| frame(&v.0.trace, v.0.graph.node_count(), v.0.graph.start(), k))
+        });
+        Replay { step, playing: RwSignal::new(false), speed: RwSignal::new(4.0), view, frame }
+    }
+
+    pub fn total(&self) -> usize {
+        self.view.with(|v| v.0.trace.steps.len())
+    }
+
+    pub fn done(&self) -> bool {
+        self.step.get() >= self.total()
+    }
+
+    /// From the first step, playing.
+    pub fn restart(&self) {
+        self.step.set(0);
+        self.playing.set(true);
+    }
+
+    /// Straight to the end: the route, no animation.
+    pub fn finish(&self) {
+        self.playing.set(false);
+        self.step.set(self.view.with_untracked(|v| v.0.trace.steps.len()));
+    }
+
+    pub fn forward(&self) {
+        self.playing.set(false);
+        let total = self.view.with_untracked(|v| v.0.trace.steps.len());
+        self.step.update(|s| *s = (*s + 1).min(total));
+    }
+
+    pub fn back(&self) {
+        self.playing.set(false);
+        self.step.update(|s| *s = s.saturating_sub(1));
+    }
+
+    pub fn toggle(&self) {
+        if self.playing.get_untracked() {
+            self.playing.set(false);
+        } else {
+            if self.step.get_untracked() >= self.view.with_untracked(|v| v.0.trace.steps.len()) {
+                self.step.set(0);
+            }
+            self.playing.set(true);
+        }
+    }
+
+    /// The ticking loop, for the life of the page.
+    pub fn run(self) {
+        leptos::task::spawn_local(async move {
+            loop {
+                let speed = self.speed.get_untracked().clamp(0.25, 64.0);
+                TimeoutFuture::new((1000.0 / speed) as u32).await;
+                if !self.playing.get_untracked() {
+                    continue;
+                }
+                let total = self.view.with_untracked(|v| v.0.trace.steps.len());
+                let s = self.step.get_untracked();
+                if s < total {
+                    self.step.set(s + 1);
+                }
+                if s + 1 >= total {
+                    self.playing.set(false);
+                }
+            }
+        });
+    }
+}
