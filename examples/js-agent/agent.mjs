@@ -63,9 +63,9 @@ const plan = (p) => `${p.nodes.join(' -> ')} (cost ${p.cost ?? 'infinite'})`;
 const describe = (e) => {
   switch (e.event) {
     case 'PathPlanned': return plan(e.plan);
-    case 'Rerouted': return `around ${e.around.join(', ')}: ${plan(e.to_plan)}`;
+    case 'Rerouted': return `around ${e.around.join(', ')}: ${plan(e.toPlan)}`;
     case 'ToolCalled': return `${e.tool} (attempt ${e.attempt})`;
-    case 'ToolSucceeded': return `${e.tool} in ${e.latency_ms} ms`;
+    case 'ToolSucceeded': return `${e.tool} in ${e.latencyMs} ms`;
     case 'ToolFailed': return `${e.tool}: ${e.category}, ${e.transient ? 'transient' : 'permanent'}: ${e.message}`;
     case 'Reweighted': return `${e.tool} weight ${e.weight ?? 'infinite'}`;
     case 'BreakerChanged': return `${e.tool} ${e.from} -> ${e.to}`;
@@ -90,7 +90,7 @@ const { outcome } = await router.run(
 
 console.log(
   `outcome: ${outcome.status} via ${outcome.path.join(' -> ')} ` +
-    `(${outcome.tool_calls} tool calls, ${outcome.reroutes} reroute(s), ${outcome.llm_calls} LLM calls)`,
+    `(${outcome.toolCalls} tool calls, ${outcome.reroutes} reroute(s), ${outcome.llmCalls} LLM calls)`,
 );
 const code = outcome.status === 'completed' ? 0 : 1;
 const port = flag('--metrics');

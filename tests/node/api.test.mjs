@@ -54,24 +54,29 @@ test('unreachable goal is a warning, not an error', () => {
 test('router options: config and clock are checked', async () => {
   await expectCode(() => Router.fromJson(refundGraph(), 'x'), 'bad_options', assert);
   await expectCode(() => Router.fromJson(refundGraph(), { clock: 5 }), 'bad_options', assert);
-  const e = await expectCode(() => Router.fromJson(refundGraph(), { config: { tool_budget: 'lots' } }), 'bad_options', assert);
+  const e = await expectCode(() => Router.fromJson(refundGraph(), { config: { toolBudget: 'lots' } }), 'bad_options', assert);
   assert.match(e.message, /options\.config/);
+  // One convention: a snake_case key is named with its camelCase form, not ignored.
+  const snake = await expectCode(() => Router.fromJson(refundGraph(), { config: { tool_budget: 3 } }), 'bad_options', assert);
+  assert.match(snake.message, /options\.config\.tool_budget: keys are camelCase in JS: `toolBudget`/);
+  const deep = await expectCode(() => Router.fromJson(refundGraph(), { config: { breaker: { cooldown_ms: 3 } } }), 'bad_options', assert);
+  assert.match(deep.message, /options\.config\.breaker\.cooldown_ms: keys are camelCase in JS: `cooldownMs`/);
   // Misspelt or misplaced settings are named, not ignored.
-  const camel = await expectCode(() => Router.fromJson(refundGraph(), { config: { toolBudget: 3 } }), 'bad_options', assert);
-  assert.match(camel.message, /options\.config: unknown field `toolBudget`, expected one of `tool_budget`/);
-  const top = await expectCode(() => Router.fromJson(refundGraph(), { breaker: { cooldown_ms: 1 } }), 'bad_options', assert);
+  const typo = await expectCode(() => Router.fromJson(refundGraph(), { config: { toolBudgt: 3 } }), 'bad_options', assert);
+  assert.match(typo.message, /options\.config: unknown field `toolBudgt`, expected one of `toolBudget`/);
+  const top = await expectCode(() => Router.fromJson(refundGraph(), { breaker: { cooldownMs: 1 } }), 'bad_options', assert);
   assert.match(top.message, /options\.breaker: unknown option \(known: config, clock\)/);
   const inner = await expectCode(() => Router.fromJson(refundGraph(), { config: { breaker: { cooldown: 1 } } }), 'bad_options', assert);
   assert.match(inner.message, /unknown field `cooldown`/);
   for (const [breaker, named] of [
-    [{ failure_rate: 1.5 }, /options\.config\.breaker\.failure_rate must be a number in 0\.\.=1, got 1\.5/],
-    [{ half_open_factor: 0.5 }, /options\.config\.breaker\.half_open_factor must be a finite number >= 1/],
-    [{ half_open_probes: 0 }, /options\.config\.breaker\.half_open_probes must be at least 1/],
+    [{ failureRate: 1.5 }, /options\.config\.breaker\.failureRate must be a number in 0\.\.=1, got 1\.5/],
+    [{ halfOpenFactor: 0.5 }, /options\.config\.breaker\.halfOpenFactor must be a finite number >= 1/],
+    [{ halfOpenProbes: 0 }, /options\.config\.breaker\.halfOpenProbes must be at least 1/],
   ]) {
     const bad = await expectCode(() => Router.fromJson(refundGraph(), { config: { breaker } }), 'bad_options', assert);
     assert.match(bad.message, named);
   }
-  const r = Router.fromJson(refundGraph(), { config: { breaker: { cooldown_ms: 1000 } }, clock: () => 5000 });
+  const r = Router.fromJson(refundGraph(), { config: { breaker: { cooldownMs: 1000 } }, clock: () => 5000 });
   r.markDown('stripe');
   assert.equal(r.health('stripe').state, 'open');
   assert.equal(r.health('stripe', 5999).state, 'open');
@@ -188,7 +193,7 @@ test('markDown / markUp reroute, and name unknown tools', async () => {
 
 test('routes at one clock value see every health change made between them', () => {
   // route() remembers each tool's weight while the health and the clock stay the same.
-  const r = Router.fromJson(refundGraph(), { config: { breaker: { cooldown_ms: 1000 } } });
+  const r = Router.fromJson(refundGraph(), { config: { breaker: { cooldownMs: 1000 } } });
   const path = (at = 50) => r.route(null, null, at)?.path ?? null;
   const viaStripe = ['start', 'crm', 'stripe', 'email', 'done'];
   const viaRazorpay = ['start', 'crm', 'razorpay', 'email', 'done'];
@@ -213,7 +218,7 @@ test('routes at one clock value see every health change made between them', () =
 
 test('route sees a weight change that only the clock makes', () => {
   // Remembered weights hold until an outcome leaves the breaker's window.
-  const r = Router.fromJson(refundGraph(), { config: { breaker: { window_ms: 1000, min_calls: 5 } } });
+  const r = Router.fromJson(refundGraph(), { config: { breaker: { windowMs: 1000, minCalls: 5 } } });
   r.record('stripe', { ok: false, at: 100 });
   r.record('stripe', { ok: false, at: 200 });
   const path = (at) => r.route(null, null, at).path[2];
@@ -263,7 +268,7 @@ test('run: stripe fails, the session reroutes to razorpay, health flows back', a
   assert.equal(outcome.status, 'completed');
   assert.deepEqual(outcome.path, ['start', 'crm', 'razorpay', 'email', 'done']);
   assert.equal(outcome.reroutes, 1);
-  assert.equal(outcome.llm_calls, 0);
+  assert.equal(outcome.llmCalls, 0);
   const failed = events.find((e) => e.event === 'ToolFailed');
   assert.deepEqual(
     { tool: failed.tool, category: failed.category, transient: failed.transient, message: failed.message },
@@ -321,7 +326,7 @@ test('run: escalation asks the host, and its decision is applied', async () => {
   assert.deepEqual(requests[0].failed.sort(), ['razorpay', 'stripe']);
   assert.equal(outcome.status, 'demoted');
   assert.equal(outcome.goal, 'manual_review');
-  assert.equal(outcome.llm_calls, 1);
+  assert.equal(outcome.llmCalls, 1);
   assert.ok(names(events).includes('GoalDemoted'));
 
   const aborted = await Router.fromJson(refundGraph()).run(null, { tools: okTools(down), escalate: () => ({ decision: 'abort', message: 'refund by hand' }) });
@@ -356,10 +361,10 @@ test('run: deterministic with a fake clock, task start/goal honoured', async () 
   assert.deepEqual(a, b);
   assert.deepEqual(a.outcome.path, ['start', 'crm', 'stripe', 'email']);
   assert.equal(a.events.find((e) => e.event === 'ToolSucceeded').at, 1025);
-  assert.equal(a.events.find((e) => e.event === 'ToolSucceeded').latency_ms, 25);
+  assert.equal(a.events.find((e) => e.event === 'ToolSucceeded').latencyMs, 25);
 });
 
-test('run: retry backoff waits until not_before through sleep', async () => {
+test('run: retry backoff waits until notBefore through sleep', async () => {
   const g = refundGraph();
   // Without jitter the first retry waits exactly backoff_ms.
   g.nodes[2] = { id: 'stripe', stage: 'payment', retry: { attempts: 1, backoff_ms: 500, jitter: false } };
@@ -376,7 +381,7 @@ test('run: retry backoff waits until not_before through sleep', async () => {
   assert.equal(n, 2);
   assert.equal(outcome.retries, 1);
   const retried = events.find((e) => e.event === 'Retried');
-  assert.equal(retried.not_before, 500);
+  assert.equal(retried.notBefore, 500);
   const second = events.filter((e) => e.event === 'ToolCalled' && e.tool === 'stripe')[1];
   assert.equal(second.attempt, 2);
   assert.equal(vt.now >= 500, true);
@@ -425,20 +430,20 @@ test('Session: the core loop driven by hand', async () => {
   assert.equal(s.escalation(), null);
   assert.equal(s.outcome(), null);
   let a = s.next(0);
-  assert.deepEqual(a, { action: 'call_tools', calls: [{ tool: 'crm', attempt: 1, not_before: 0, delay_ms: 0 }] });
+  assert.deepEqual(a, { action: 'call_tools', calls: [{ tool: 'crm', attempt: 1, notBefore: 0, delayMs: 0 }] });
   assert.deepEqual(s.next(1), { action: 'wait' });
   await expectCode(() => s.report('stripe', { result: 'ok' }, 2), 'not_in_flight', assert);
   await expectCode(() => s.report('crm', { result: 'maybe' }, 2), 'bad_result', assert);
   await expectCode(() => s.report('ghost', { result: 'ok' }, 2), 'unknown_tool', assert);
   await expectCode(() => s.resolveEscalation({ decision: 'approve' }, 2), 'no_escalation', assert);
   await expectCode(() => s.next(-5), 'bad_clock', assert);
-  s.report('crm', { result: 'ok', output: { customer: 'c' }, latency_ms: 10 }, 10);
+  s.report('crm', { result: 'ok', output: { customer: 'c' }, latencyMs: 10 }, 10);
   a = s.next(10);
   assert.equal(a.calls[0].tool, 'stripe');
   s.report('stripe', { result: 'err', category: 'service', message: 'down' }, 20);
   a = s.next(20);
   assert.equal(a.calls[0].tool, 'razorpay');
-  s.report('razorpay', { result: 'ok', latency_ms: 3 }, 30);
+  s.report('razorpay', { result: 'ok', latencyMs: 3 }, 30);
   a = s.next(30);
   s.report(a.calls[0].tool, { result: 'ok' }, 40);
   a = s.next(40);
@@ -513,4 +518,30 @@ test('the web build initializes from bytes and behaves like the Node build', asy
   assert.equal(outcome.message, 'no payment tool');
   const e = await expectCode(() => web.Router.fromJson('{'), 'invalid_graph', assert);
   assert.equal(e.problems[0].kind, 'malformed_json');
+});
+
+test('one convention: every key the API returns is camelCase, and a snake_case key written is refused', async () => {
+  const keys = (v, out = []) => {
+    if (Array.isArray(v)) v.forEach((x) => keys(x, out));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) { out.push(k); keys(x, out); }
+    return out;
+  };
+  const r = Router.fromJson(refundGraph(), { config: { toolBudget: 20, breaker: { cooldownMs: 500 } } });
+  const requests = [];
+  const down = okTools({ stripe: async () => { throw new Error('down'); }, razorpay: async () => { throw new Error('down'); } });
+  const { outcome, events } = await r.run(null, {
+    tools: down,
+    escalate: (req) => { requests.push(req); return { decision: 'abort', message: 'stop' }; },
+  });
+  const s = Router.fromJson(refundGraph()).session(null, 0);
+  const returned = [outcome, events, requests, r.health('stripe'), r.route(), s.next(0), r.warnings];
+  const snake = keys(returned).filter((k) => k.includes('_'));
+  assert.deepEqual([...new Set(snake)], []);
+  assert.ok(keys(returned).includes('llmCall') && keys(returned).includes('fromPlan'));
+  await expectCode(() => s.report('crm', { result: 'ok', latency_ms: 3 }, 1), 'bad_result', assert);
+  s.report('crm', { result: 'ok', latencyMs: 3, output: { user_data: 'kept as written' } }, 1);
+  // The graph description is a file format: toJson gives it back as written.
+  const g = refundGraph();
+  g.nodes[1] = { id: 'crm', stage: 'lookup', baseline_latency_ms: 50 };
+  assert.equal(Router.fromJson(g).toJson().nodes[1].baseline_latency_ms, 50);
 });

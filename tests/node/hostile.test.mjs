@@ -103,23 +103,24 @@ test('a structured failure keeps its category: policy reroutes, input escalates'
     success: false,
     error: 'refunds over 30 days need approval',
     category: 'policy',
-    agent_action: 'use the manual refund flow',
+    agentAction: 'use the manual refund flow',
   }));
   assertRerouted(policy);
   assert.deepEqual(
-    { category: policy.failures[0].category, agent_action: policy.failures[0].agent_action },
-    { category: 'policy', agent_action: 'use the manual refund flow' },
+    { category: policy.failures[0].category, agentAction: policy.failures[0].agentAction },
+    { category: 'policy', agentAction: 'use the manual refund flow' },
   );
 
   const requests = [];
   const input = await withStripe(
+    // Seed 003's spelling of the field, as a tool may pass it through from its API.
     async () => ({ success: false, error: 'amount is missing', category: 'input', agent_action: 'ask the customer for the amount' }),
     { escalate: (req) => { requests.push(req); return { decision: 'abort', message: 'asked the customer' }; } },
   );
   assert.equal(input.failures[0].category, 'input');
   assert.equal(requests.length, 1);
   assert.equal(requests[0].reason, 'input');
-  assert.equal(requests[0].agent_action, 'ask the customer for the amount', 'carried verbatim');
+  assert.equal(requests[0].agentAction, 'ask the customer for the amount', 'carried verbatim');
   assert.equal(input.outcome.status, 'escalated');
   assert.equal(input.outcome.message, 'asked the customer');
 });
@@ -348,7 +349,7 @@ test('every run settles: an escalate, a sleep or a tool that never answers, with
   assert.ok(Date.now() - t0 < 5_000);
   assert.equal(b.outcome.status, 'escalated');
   assert.match(b.outcome.message, /deadline of 100 ms passed/);
-  assert.ok(b.events.some((e) => e.event === 'Escalated' && e.reason === 'deadline' && e.llm_call === 0));
+  assert.ok(b.events.some((e) => e.event === 'Escalated' && e.reason === 'deadline' && e.llmCall === 0));
   // An escalate that never answers, with a deadline shorter than its timeout: the deadline wins.
   const c = await Router.fromJson(both).run(null, { tools: down, escalate: never, deadlineMs: 80 });
   assert.match(c.outcome.message, /deadline of 80 ms passed/);

@@ -1,8 +1,13 @@
 //! Crossing the boundary. Out: core types -> `serde_json::Value` -> JS with
-//! serde-wasm-bindgen's JSON-compatible serializer, so a JS host sees exactly the JSON the core
-//! writes (an infinite weight is `null`, as in the event log). In: `JSON.stringify` then
-//! serde_json, so a hostile value (a cycle, a BigInt, a throwing getter) becomes an error with a
-//! message, never a trap, and nesting is bounded by serde_json's recursion limit.
+//! serde-wasm-bindgen's JSON-compatible serializer, so a JS host sees the JSON the core writes
+//! (an infinite weight is `null`, as in the event log). In: `JSON.stringify` then serde_json, so
+//! a hostile value (a cycle, a BigInt, a throwing getter) becomes an error with a message, never
+//! a trap, and nesting is bounded by serde_json's recursion limit.
+//!
+//! **One convention for JS: camelCase keys**, both ways, mapped here and nowhere else: the core's
+//! `latency_ms` is `latencyMs` in JS. Values (`"call_tools"`, `"half_open"`) stay as they are, and
+//! so does user data (a tool's `output`, a task's `context`) and the graph description, which is
+//! a file format shared with the CLI (see `docs/graph-format.md`).
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -10,12 +15,132 @@ use wasm_bindgen::JsValue;
 
 use crate::error::{message_of, ShrError};
 
-/// A core value as a plain JS value.
+/// A core value as a plain JS value, its keys in camelCase.
 pub fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ShrError> {
     let value = serde_json::to_value(v).map_err(|e| ShrError::new("internal", e.to_string()))?;
+    json_to_js(&camelize(value))
+}
+
+/// A core value as a plain JS value, its keys as the core writes them (the graph description).
+pub fn to_js_as_is<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ShrError> {
+    let value = serde_json::to_value(v).map_err(|e| ShrError::new("internal", e.to_string()))?;
+    json_to_js(&value)
+}
+
+fn json_to_js(value: &serde_json::Value) -> Result<JsValue, ShrError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| ShrError::new("internal", e.to_string()))
+}
+
+/// `latency_ms` -> `latencyMs`.
+pub fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut up = false;
+    for c in key.chars() {
+        if c == '_' && !out.is_empty() {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `latencyMs` -> `latency_ms`.
+pub fn snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every key of a core value in camelCase, at every depth (core values hold no user data on
+/// their way out).
+pub fn camelize(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (camel(&k), camelize(v))).collect()),
+        Value::Array(items) => Value::Array(items.into_iter().map(camelize).collect()),
+        other => other,
+    }
+}
+
+/// The keys of a JS value in the core's snake_case, except under `user_data` keys (left as the
+/// host wrote them). A snake_case key from JS is an error naming its camelCase form: one
+/// convention, not two.
+fn snakeize(v: serde_json::Value, user_data: &[&str], at: &str) -> Result<serde_json::Value, String> {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                if k.contains('_') {
+                    return Err(format!("{at}.{k}: keys are camelCase in JS: `{}`", camel(&k)));
+                }
+                let v = if user_data.contains(&k.as_str()) {
+                    v
+                } else {
+                    snakeize(v, user_data, &format!("{at}.{k}"))?
+                };
+                out.insert(snake(&k), v);
+            }
+            Ok(Value::Object(out))
+        }
+        Value::Array(items) => {
+            let items: Result<Vec<Value>, String> = items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| snakeize(v, user_data, &format!("{at}[{i}]")))
+                .collect();
+            Ok(Value::Array(items?))
+        }
+        other => Ok(other),
+    }
+}
+
+/// A serde message with the core's field names in backticks turned back to camelCase.
+fn camel_message(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 1 && part.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()) {
+            out.push_str(&camel(part));
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+/// A camelCase JS value parsed as a core type; keys under `user_data` are not touched.
+pub fn from_js_camel<T: DeserializeOwned>(
+    v: &JsValue,
+    what: &str,
+    code: &'static str,
+    user_data: &[&str],
+) -> Result<T, ShrError> {
+    let text = match stringify(v) {
+        Ok(Some(text)) => text,
+        Ok(None) => "null".to_string(),
+        Err(m) => return Err(ShrError::new(code, format!("{what}: not serializable as JSON: {m}"))),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| ShrError::new(code, format!("{what}: {e}")))?;
+    let value = snakeize(value, user_data, what).map_err(|m| ShrError::new(code, m))?;
+    serde_json::from_value(value)
+        .map_err(|e| ShrError::new(code, format!("{what}: {}", camel_message(&e.to_string()))))
 }
 
 /// `JSON.stringify(v)`: `Ok(None)` when JS gives `undefined` (for `undefined`, a function, a

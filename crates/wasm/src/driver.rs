@@ -9,7 +9,7 @@
 //! What a tool did becomes a result like this (never a trap):
 //! - threw or rejected -> service failure, permanent, message = the error's message;
 //! - did not settle within `timeoutMs` (default 10 s) -> service failure, transient;
-//! - returned `{success: false, error, category, agent_action, transient}` -> that failure
+//! - returned `{success: false, error, category, agentAction, transient}` -> that failure
 //!   (seed 003); a category other than input/service/policy is malformed data;
 //! - returned something JSON cannot hold (a cycle, a BigInt, a function) -> service failure,
 //!   permanent ("malformed data");
@@ -605,7 +605,11 @@ fn structured_failure(v: &JsValue) -> Result<Option<ToolFailure>, String> {
         category,
         transient,
         message: text("error")?.unwrap_or_else(|| "the tool reported failure".into()),
-        agent_action: text("agent_action")?,
+        // Seed 003's structured errors spell it `agent_action`; a tool may pass one through.
+        agent_action: match text("agentAction")? {
+            Some(a) => Some(a),
+            None => text("agent_action")?,
+        },
         latency_ms: 0.0,
     }))
 }

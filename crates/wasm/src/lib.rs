@@ -31,7 +31,9 @@ use shr_core::health::{BreakerState, Factors};
 use shr_core::{Monitors, NodeIx, Observation, SessionConfig, Task, ToolGraph, ToolResult};
 use wasm_bindgen::prelude::*;
 
-use convert::{from_js, get, is_nullish, millis, only_keys, opt_fn, stringify, to_js};
+use convert::{
+    from_js, from_js_camel, get, is_nullish, millis, only_keys, opt_fn, stringify, to_js, to_js_as_is,
+};
 use error::ShrError;
 
 /// What a router holds: the core router (graph, one live health, limits), the host's clock and
@@ -302,12 +304,14 @@ impl Router {
             let config = if is_nullish(&c) {
                 SessionConfig::default()
             } else {
-                from_js::<SessionConfig>(&c, "options.config", "bad_options")?
+                from_js_camel::<SessionConfig>(&c, "options.config", "bad_options", &[])?
             };
             (config, opt_fn(options, "clock", "bad_options", "options")?)
         };
-        let router = shr_core::Router::with_parts(graph, config, Monitors::default())
-            .map_err(|e| ShrError::new("bad_options", format!("options.config.{e}")))?;
+        let router = shr_core::Router::with_parts(graph, config, Monitors::default()).map_err(|e| {
+            let field: Vec<String> = e.field.split('.').map(convert::camel).collect();
+            ShrError::new("bad_options", format!("options.config.{} {}", field.join("."), e.message))
+        })?;
         install_fast_route();
         Ok(Router::with_graph(router, clock))
     }
@@ -407,7 +411,7 @@ impl Router {
     /// The graph description (for export and round trips).
     #[wasm_bindgen(js_name = toJson, unchecked_return_type = "GraphSpec")]
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        Ok(to_js(self.inner.borrow().router.graph().spec())?)
+        Ok(to_js_as_is(self.inner.borrow().router.graph().spec())?)
     }
 
     /// Ids of the nodes that are tools (the functions a run may call), in description order.
@@ -649,8 +653,8 @@ impl Session {
         Ok(to_js(&action)?)
     }
 
-    /// Reports a call's outcome in the core's form: `{result: 'ok', output, latency_ms}` or
-    /// `{result: 'err', category, transient, message, agent_action}`.
+    /// Reports a call's outcome in the core's form: `{result: 'ok', output, latencyMs}` or
+    /// `{result: 'err', category, transient, message, agentAction}` (camelCase keys).
     pub fn report(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
@@ -659,7 +663,7 @@ impl Session {
     ) -> Result<(), JsValue> {
         let tool = tool_id(&tool)?;
         let now = millis(now, "now")?;
-        let result: ToolResult = from_js(&result, "result", "bad_result")?;
+        let result: ToolResult = from_js_camel(&result, "result", "bad_result", &["output"])?;
         let mut inner = self.router.borrow_mut();
         inner.router.report(&mut self.run, &tool, result, now).map_err(|e| ShrError::session(e).into_js())
     }

@@ -91,39 +91,40 @@ export type ProblemKind =
 export interface Problem { kind: ProblemKind; at: string; path: string; message: string }
 
 export interface BreakerConfig {
-  failure_rate?: number;
-  consecutive_failures?: number;
-  window_ms?: number;
-  window_calls?: number;
-  min_calls?: number;
-  cooldown_ms?: number;
-  half_open_probes?: number;
-  recovery_successes?: number;
-  half_open_factor?: number;
+  failureRate?: number;
+  consecutiveFailures?: number;
+  windowMs?: number;
+  windowCalls?: number;
+  minCalls?: number;
+  cooldownMs?: number;
+  halfOpenProbes?: number;
+  recoverySuccesses?: number;
+  halfOpenFactor?: number;
 }
 
 /**
- * Session limits (defaults: 64 tool calls, 4 escalations, 4 visits per tool). An unknown field
- * (`toolBudget` for `tool_budget`) or a breaker setting out of range throws `bad_options` naming it.
+ * Session limits (defaults: 64 tool calls, 4 escalations, 4 visits per tool). Keys are camelCase:
+ * an unknown one, a snake_case one (`tool_budget` for `toolBudget`) or a setting out of range
+ * throws `bad_options` naming it.
  */
 export interface SessionConfig {
-  tool_budget?: number;
-  escalation_budget?: number;
-  visit_budget?: number;
+  toolBudget?: number;
+  escalationBudget?: number;
+  visitBudget?: number;
   breaker?: BreakerConfig;
   /** How calls are let through to each tool, for every run of the router together. */
   admission?: {
     /** Calls in flight per tool when its node says nothing (no ceiling by default). */
-    max_concurrent?: number | null;
+    maxConcurrent?: number | null;
     /** Slow start: calls a tool with no record may have in flight (default 3; 0: off). */
-    initial_concurrency?: number;
-    /** Retries in flight per tool: a share of its calls in flight, at least `min_retries`. */
-    retry_budget?: { ratio?: number; min_retries?: number };
+    initialConcurrency?: number;
+    /** Retries in flight per tool: a share of its calls in flight, at least `minRetries`. */
+    retryBudget?: { ratio?: number; minRetries?: number };
     /** How long a run waits for a tool that is only full or rate-limited (default 10 s). */
-    max_wait_ms?: number;
+    maxWaitMs?: number;
   };
   /** Where a run replans from when no plan leaves the tip of its work (default "completed"). */
-  replan_from?: "tip" | "completed";
+  replanFrom?: "tip" | "completed";
 }
 
 /** Any other key throws `bad_options` naming it. */
@@ -171,7 +172,7 @@ export interface EscalationRequest {
   goal: string;
   failed: string[];
   completed: string[];
-  agent_action?: string;
+  agentAction?: string;
   signal?: Signal;
 }
 
@@ -186,12 +187,12 @@ export type Decision =
 export interface Outcome {
   status: Status;
   goal: string;
-  original_goal: string;
+  originalGoal: string;
   /** Completed nodes in completion order. */
   path: string[];
   cost: number;
-  tool_calls: number;
-  llm_calls: number;
+  toolCalls: number;
+  llmCalls: number;
   reroutes: number;
   retries: number;
   failures: number;
@@ -204,13 +205,13 @@ export type EventKind =
   | { event: "SignalRaised"; signal: Signal }
   | { event: "SignalWon"; signal: Signal }
   | { event: "ToolCalled"; tool: string; attempt: number }
-  | { event: "ToolSucceeded"; tool: string; latency_ms: number }
-  | { event: "ToolFailed"; tool: string; category: Category; implicit: boolean; transient: boolean; message: string; agent_action?: string }
+  | { event: "ToolSucceeded"; tool: string; latencyMs: number }
+  | { event: "ToolFailed"; tool: string; category: Category; implicit: boolean; transient: boolean; message: string; agentAction?: string }
   | { event: "Reweighted"; tool: string; weight: number | null }
-  | { event: "Rerouted"; from_plan: PlanView; to_plan: PlanView; around: string[]; abandoned?: string[] }
-  | { event: "Retried"; tool: string; attempt: number; not_before: number }
+  | { event: "Rerouted"; fromPlan: PlanView; toPlan: PlanView; around: string[]; abandoned?: string[] }
+  | { event: "Retried"; tool: string; attempt: number; notBefore: number }
   | { event: "BreakerChanged"; tool: string; from: BreakerState; to: BreakerState }
-  | { event: "Escalated"; reason: EscalationReason; goal: string; failed: string[]; completed: string[]; agent_action?: string; llm_call: number }
+  | { event: "Escalated"; reason: EscalationReason; goal: string; failed: string[]; completed: string[]; agentAction?: string; llmCall: number }
   | { event: "GoalDemoted"; from: string; to: string }
   | { event: "Revisited"; tool: string; visit: number }
   | { event: "Redirected"; from: string[]; to: string }
@@ -221,8 +222,8 @@ export type EventKind =
 /** One event of a session: position, clock value (ms) and what happened. */
 export type ShrEvent = { seq: number; at: number } & EventKind;
 
-/** A call the session asks for; wait `delay_ms` (a retry's backoff) before making it. */
-export interface Call { tool: string; attempt: number; not_before: number; delay_ms: number }
+/** A call the session asks for; wait `delayMs` (a retry's backoff) before making it. */
+export interface Call { tool: string; attempt: number; notBefore: number; delayMs: number }
 
 /** Session.next's answer. */
 export type Action =
@@ -233,12 +234,12 @@ export type Action =
   | { action: "escalate"; request: EscalationRequest }
   | { action: "finished"; outcome: Outcome };
 
-/** Session.report's argument, in the core's form. */
+/** Session.report's argument (camelCase keys; `output` is the tool's own data). */
 export type ToolResult =
-  | { result: "ok"; output?: unknown; latency_ms?: number }
-  | { result: "err"; category: Category; transient?: boolean; message?: string; agent_action?: string; latency_ms?: number };
+  | { result: "ok"; output?: unknown; latencyMs?: number }
+  | { result: "err"; category: Category; transient?: boolean; message?: string; agentAction?: string; latencyMs?: number };
 
-export interface Factors { base_cost: number; latency: number; reliability: number; rate_limit: number | null; availability: number | null }
+export interface Factors { baseCost: number; latency: number; reliability: number; rateLimit: number | null; availability: number | null }
 
 /** A tool's health. `weight` is null when infinite (the tool is routed around). */
 export interface ToolHealth { tool: string; state: BreakerState; weight: number | null; factors: Factors }
@@ -266,7 +267,8 @@ export interface ToolFailureReturn {
   error?: string;
   /** Default "service". */
   category?: Category;
-  /** Recovery text carried verbatim into an escalation. */
+  /** Recovery text carried verbatim into an escalation (`agent_action`, seed 003's spelling, is read too). */
+  agentAction?: string;
   agent_action?: string;
   /** Worth retrying (default false). */
   transient?: boolean;

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 use shr_core::{Action, Session, ToolResult};
 use shr_eval::scenario::{self, Executor, MockTools, Scenario};
+use shr_wasm::convert::camelize;
 
 struct Run {
     events: Value,
@@ -87,9 +88,10 @@ fn fixtures() -> Value {
             "task": s.task,
             "failures": s.failures,
             "latency": latency,
-            "escalations": run.escalations,
-            "events": run.events,
-            "outcome": run.outcome,
+            // What JS sees: camelCase keys (the graph and the task stay as they are written).
+            "escalations": camelize(json!(run.escalations)),
+            "events": camelize(run.events),
+            "outcome": camelize(run.outcome),
         }));
     }
     Value::Array(out)
