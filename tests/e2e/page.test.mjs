@@ -143,6 +143,15 @@ test('a malformed graph JSON shows an error and the page keeps working', async (
   await page.click('[data-testid="import"]');
   await page.waitForFunction(() => /nowhere/.test(document.querySelector('[data-testid="import-error"]')?.textContent ?? ''));
   assert.match(await text(page, 'import-error'), /s->g/);
+  // Each problem names its place in the description as a JSON pointer, as shr check and the
+  // JS API do (tests/node/schema.test.mjs).
+  assert.match(await text(page, 'import-error'), /\/edges\/0\/to/);
+  assert.match(await text(page, 'import-error'), /\/edges\/1\/cost/);
+  // An LLM-style misspelt field is named with its pointer too.
+  await page.fill('[data-testid="graph-json"]', JSON.stringify({ nodes: [{ id: 'a' }, { id: 'b', retry: { attemps: 2 } }], edges: [], start: 'a', goal: 'b' }));
+  await page.click('[data-testid="import"]');
+  await page.waitForFunction(() => /attemps/.test(document.querySelector('[data-testid="import-error"]')?.textContent ?? ''));
+  assert.match(await text(page, 'import-error'), /\/nodes\/1\/retry\/attemps/);
   assert.ok((await page.$$('[data-node]')).length >= 10, 'the graph is still drawn');
   await shot(page, 'import-error');
   noErrors(page);
