@@ -47,6 +47,17 @@ test('a 5,000-node graph is refused with a message naming the limit', async () =
   assert.deepEqual(page.errors, []);
 });
 
+test('a description over the page limit (12 MiB) is refused before it is parsed, and the next import works', async () => {
+  const page = await open(env.browser, env.url);
+  const huge = JSON.stringify(chain(['s', 'g'])).replace('"nodes"', `"name":"${'x'.repeat(12 << 20)}","nodes"`);
+  await importGraph(page, huge);
+  await page.waitForFunction(() => /at most 4 MiB/.test(document.querySelector('[data-testid="import-error"]')?.textContent ?? ''));
+  assert.match(await text(page, 'import-error'), /12\.0 MiB/);
+  await importGraph(page, chain(['s', 'a', 'g']));
+  await page.waitForFunction(() => /Imported 3 nodes/.test(document.querySelector('[data-testid="import-message"]').textContent));
+  assert.deepEqual(page.errors, []);
+});
+
 test('a 2,000-node graph is drawn and routed', async () => {
   const page = await open(env.browser, env.url);
   const ids = Array.from({ length: 2000 }, (_, i) => `n${i}`);

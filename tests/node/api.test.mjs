@@ -545,3 +545,13 @@ test('one convention: every key the API returns is camelCase, and a snake_case k
   g.nodes[1] = { id: 'crm', stage: 'lookup', baseline_latency_ms: 50 };
   assert.equal(Router.fromJson(g).toJson().nodes[1].baseline_latency_ms, 50);
 });
+
+test('route from a failed start tool is null, as a run would escalate', () => {
+  const r = Router.fromJson({
+    nodes: [{ id: 'a' }, { id: 'b' }, { id: 'c', tool: false }],
+    edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }], start: 'a', goal: 'c',
+  });
+  assert.deepEqual(r.route(null, null, 0).path, ['a', 'b', 'c']);
+  r.markDown('a', 0);
+  assert.equal(r.route(null, null, 0), null);
+});

@@ -25,7 +25,21 @@ usage:
   shr perturb [--tasks N] [--seed S] [--json FILE|-]
       ToolMaze matrix: NP and P1-P4 by C1-C4, for SHR, SHR without validators, and ReAct.
   shr check FILE...
-      Validate graph files (and scenario directories); print every problem.";
+      Validate graph files (and scenario directories); print every problem.
+exit status: 0 done; 1 no healthy path (shr route: escalate); 2 invalid input or usage.";
+
+/// Why a command failed, and its exit status: 1 for "no healthy path" (an answer a caller acts
+/// on: escalate), 2 for invalid input or usage.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure { code: 2, message }
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,13 +52,13 @@ fn main() -> ExitCode {
             println!("{USAGE}");
             Ok(())
         }
-        Some(other) => Err(format!("unknown command `{other}`\n{USAGE}")),
+        Some(other) => Err(Failure::from(format!("unknown command `{other}`\n{USAGE}"))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("shr: {}", printable(&e));
-            ExitCode::FAILURE
+        Err(Failure { code, message }) => {
+            eprintln!("shr: {}", printable(&message));
+            ExitCode::from(code)
         }
     }
 }
@@ -137,7 +151,7 @@ fn load_dir(dir: &Path) -> Result<Vec<Scenario>, String> {
         .collect()
 }
 
-fn cmd_bench(args: &[String]) -> Result<(), String> {
+fn cmd_bench(args: &[String]) -> Result<(), Failure> {
     let args = Args::parse(args, &["--json", "--events", "--scenarios", "--runs"], &["--cyclic"])?;
     if args.flag("--cyclic") {
         let runs = args
@@ -181,10 +195,10 @@ fn cmd_bench(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn cmd_route(args: &[String]) -> Result<(), String> {
+fn cmd_route(args: &[String]) -> Result<(), Failure> {
     let args = Args::parse(args, &["--down", "--from", "--to"], &["--trace"])?;
     let [path] = args.positional.as_slice() else {
-        return Err(format!("route takes one graph file\n{USAGE}"));
+        return Err(format!("route takes one graph file\n{USAGE}").into());
     };
     let graph = ToolGraph::from_json(&read(Path::new(path))?).map_err(|e| format!("{path}: {e}"))?;
     for w in graph.warnings() {
@@ -193,7 +207,11 @@ fn cmd_route(args: &[String]) -> Result<(), String> {
     let lookup = |id: &str| graph.index(id).ok_or_else(|| format!("unknown node `{id}`"));
     let mut down = Vec::new();
     for id in args.value("--down").unwrap_or("").split(',').filter(|s| !s.is_empty()) {
-        down.push(lookup(id)?);
+        let v = lookup(id)?;
+        if !graph.node(v).tool {
+            return Err(Failure::from(format!("--down: `{id}` is a waypoint, not a tool")));
+        }
+        down.push(v);
     }
     let from = args.value("--from").map(lookup).transpose()?.unwrap_or(graph.start());
     let to = args.value("--to").map(lookup).transpose()?.unwrap_or(graph.goal());
@@ -234,11 +252,14 @@ fn cmd_route(args: &[String]) -> Result<(), String> {
             println!("cost: {}", p.cost);
             Ok(())
         }
-        None => Err(format!("no path from `{}` to `{}`: escalate", graph.id(from), graph.id(to))),
+        None => Err(Failure {
+            code: 1,
+            message: format!("no path from `{}` to `{}`: escalate", graph.id(from), graph.id(to)),
+        }),
     }
 }
 
-fn cmd_perturb(args: &[String]) -> Result<(), String> {
+fn cmd_perturb(args: &[String]) -> Result<(), Failure> {
     let args = Args::parse(args, &["--tasks", "--seed", "--json"], &[])?;
     let num = |name: &str, default: u64| -> Result<u64, String> {
         args.value(name)
@@ -259,9 +280,9 @@ fn cmd_perturb(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn cmd_check(args: &[String]) -> Result<(), String> {
+fn cmd_check(args: &[String]) -> Result<(), Failure> {
     if args.is_empty() {
-        return Err(format!("check takes files or directories\n{USAGE}"));
+        return Err(format!("check takes files or directories\n{USAGE}").into());
     }
     let mut bad = 0;
     for a in args {
@@ -290,7 +311,7 @@ fn cmd_check(args: &[String]) -> Result<(), String> {
         }
     }
     if bad > 0 {
-        Err(format!("{bad} file(s) with problems"))
+        Err(format!("{bad} file(s) with problems").into())
     } else {
         Ok(())
     }

@@ -2,6 +2,10 @@
 
 use std::process::Command;
 
+fn status(args: &[&str]) -> Option<i32> {
+    Command::new(env!("CARGO_BIN_EXE_shr")).args(args).output().expect("run shr").status.code()
+}
+
 fn shr(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_shr")).args(args).output().expect("run shr");
     (
@@ -88,8 +92,15 @@ fn route_reroutes_around_failed_tools_and_escalates_without_a_path() {
     let (ok, _, err) = shr(&["route", p, "--down", "stripe,razorpay"]);
     assert!(!ok);
     assert!(err.contains("no path"), "{err}");
+    assert_eq!(status(&["route", p, "--down", "stripe,razorpay"]), Some(1), "no path: 1");
     let (ok, _, err) = shr(&["route", p, "--down", "paypal"]);
     assert!(!ok && err.contains("unknown node `paypal`"), "{err}");
+    assert_eq!(status(&["route", p, "--down", "paypal"]), Some(2), "invalid input: 2");
+    // A waypoint is not a tool that can be down; a failed start tool is no place to start.
+    let (ok, _, err) = shr(&["route", p, "--down", "refund_done"]);
+    assert!(!ok && err.contains("`refund_done` is a waypoint, not a tool"), "{err}");
+    let (ok, _, err) = shr(&["route", p, "--from", "crm", "--down", "crm"]);
+    assert!(!ok && err.contains("no path from `crm`"), "{err}");
     std::fs::write(&path, "{\"nodes\": [").unwrap();
     let (ok, out, _) = shr(&["check", p]);
     assert!(!ok && out.contains("line 1"), "{out}");

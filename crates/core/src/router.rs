@@ -139,6 +139,10 @@ impl Router {
         observer: &mut O,
     ) -> Option<&Plan> {
         self.advance(now);
+        // A start that is a tool and down is no place to start from, as for a run's first plan.
+        if self.graph.node(from).tool && !self.health.weight(from, now).is_finite() {
+            return None;
+        }
         self.memo.refresh(&self.graph, &mut self.health, now);
         let weights = self.memo.weights(&self.graph, &self.health, now);
         let found = self.search.route_into(&self.graph, &[from], to, &weights, observer, &mut self.plan);

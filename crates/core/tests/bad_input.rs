@@ -253,3 +253,18 @@ fn a_misspelt_graph_field_is_an_error_naming_it() {
         );
     }
 }
+
+/// A start that is a tool and down is no place to start from: the router's route says there is
+/// no path, as a run's first plan does (it used to return a path through the failed start).
+#[test]
+fn a_route_from_a_failed_start_tool_is_no_route() {
+    let g = ToolGraph::from_json(
+        r#"{"nodes":[{"id":"a"},{"id":"b"},{"id":"c","tool":false}],
+            "edges":[{"from":"a","to":"b"},{"from":"b","to":"c"}],"start":"a","goal":"c"}"#,
+    )
+    .unwrap();
+    let mut router = shr_core::Router::new(g);
+    assert!(router.route(0, 2, 0).is_some());
+    router.mark_down(0, 0);
+    assert!(router.route(0, 2, 0).is_none());
+}
