@@ -360,6 +360,7 @@ fn run(input: &Input) -> Option<String> {
         escalation_budget: input.escalation_budget as u32 % 6,
         visit_budget: input.visit_budget as u32 % 6,
         breaker,
+        ..SessionConfig::default()
     };
     let Ok(mut s) = Session::with_parts(
         graph.clone(),
