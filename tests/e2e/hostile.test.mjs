@@ -58,12 +58,14 @@ test('a description over the page limit (12 MiB) is refused before it is parsed,
   assert.deepEqual(page.errors, []);
 });
 
-test('a 2,000-node graph is drawn and routed', async () => {
+test('a 2,000-node graph is drawn, and the route shown is what its run did', async () => {
   const page = await open(env.browser, env.url);
   const ids = Array.from({ length: 2000 }, (_, i) => `n${i}`);
   await importGraph(page, chain(ids));
   await page.waitForFunction(() => document.querySelectorAll('[data-node]').length === 2000, null, { timeout: 60_000 });
-  assert.match(await text(page, 'route'), /cost 1999/);
+  // 1,998 tool calls are past the default tool budget (64): the run escalates, and the page says
+  // so instead of drawing a route nobody took.
+  assert.match(await text(page, 'route'), /stopped with an escalation after n0 → n1/);
   assert.deepEqual(page.errors, []);
 });
 

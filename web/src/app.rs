@@ -85,9 +85,9 @@ fn Legend() -> impl IntoView {
             <li><span class="swatch healthy"></span>"healthy tool"</li>
             <li><span class="swatch failed">"✕"</span>"failed (breaker open, weight ∞)"</li>
             <li><span class="swatch probing">"◐"</span>"half-open (probing, high weight)"</li>
-            <li><span class="swatch route"></span>"cheapest healthy route now"</li>
+            <li><span class="swatch route"></span>"the route the SHR run took"</li>
             <li><span class="swatch ran">"✓"</span>"completed by the SHR run"</li>
-            <li><span class="swatch settled"></span>"settled by the search"</li>
+            <li><span class="swatch settled"></span>"settled by the search replay (what if every failure were known at the start)"</li>
             <li><span class="swatch frontier"></span>"on the frontier"</li>
             <li><span class="swatch revisit">"↺×n"</span>"edge taken back to a visited tool"</li>
             <li><span class="swatch perturbed">"⚡"</span>"perturbed (ToolMaze P1-P4)"</li>

@@ -145,8 +145,9 @@ fn edge_view(d: &Drawing, e: usize) -> impl IntoView {
     let w = d.view.weights[e];
     let cost_text = cost_text(edge.cost, w);
     let (mx, my) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
-    let in_route = d.view.route.as_ref().is_some_and(|r| r.edges.contains(&e));
+    // The route drawn is the one the run took (as the core recorded it), never a fresh search.
     let ran = d.ran_edges.contains(&e);
+    let in_route = ran;
     let revisit = d.view.revisits.get(&e).copied();
     let infinite = !w.is_finite();
     let (ghost, replay) = (d.page.ghost, d.page.replay);
@@ -226,8 +227,8 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     let node = g.node(v);
     let (x, y) = d.pos[v];
     let state = d.view.states[v];
-    let in_route = d.view.route.as_ref().is_some_and(|r| r.nodes.contains(&v));
     let ran = d.ran_nodes.contains(&v);
+    let in_route = ran;
     let is_goal = v == g.goal();
     let (page, replay) = (d.page, d.page.replay);
     let class = move || {

@@ -209,7 +209,9 @@ impl View {
                     Some(d) => sc.with_down(d),
                 };
                 let workflow = setup.source.is_pack().then(|| scenario::run(&run_sc, Executor::Static));
-                (scenario::run(&run_sc, Executor::Shr), scenario::run(&run_sc, Executor::React), workflow)
+                // Tools set probing start the run half-open, as they are drawn.
+                let shr = scenario::run_probing(&run_sc, &setup.probing);
+                (shr, scenario::run(&run_sc, Executor::React), workflow)
             }
             Source::Cyclic { example, p, seed } => {
                 let run = cyclic::run(example, *p, *seed);
@@ -227,7 +229,7 @@ impl View {
             Source::Perturb { task, target, mode, validators, .. } => {
                 let fault = FaultProfile { target: target.clone(), mode: *mode };
                 let run = perturb::run_fault(task, &fault, *validators);
-                let shr = session_report(
+                let mut shr = session_report(
                     &task.id,
                     run.outcome.as_ref(),
                     (&run.events, &run.edges),
@@ -235,6 +237,9 @@ impl View {
                     run.flags.tool_calls,
                     run.flags.recovered,
                 );
+                // Claiming the goal on data the validators let through wrong is a silent failure,
+                // judged as for every executor: success claimed, work not done right.
+                shr.silent_failure = shr.status == Status::Completed && !run.flags.success;
                 let react = scenario::as_react(shr.clone());
                 (shr, react, None)
             }

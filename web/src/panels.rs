@@ -14,22 +14,31 @@ use crate::state::Page;
 #[component]
 pub fn RouteSummary() -> impl IntoView {
     let page = expect_context::<Page>();
+    // What the run did, not a fresh search over the final failures.
     let text = move || {
         page.view.with(|v| {
-            let g = &v.0.graph;
-            match &v.0.route {
-                Some(p) => {
-                    let names: Vec<String> = p.nodes.iter().map(|&n| g.node(n).label.clone()).collect();
-                    format!("Route: {} (cost {})", names.join(" → "), num(p.cost))
-                }
-                None => format!(
-                    "No healthy path to {}: the router escalates to the LLM to demote the goal.",
-                    g.node(g.goal()).label
+            let (g, run) = (&v.0.graph, &v.0.shr);
+            let label = |id: &str| g.index(id).map_or_else(|| id.to_string(), |n| g.node(n).label.clone());
+            let names: Vec<String> = run.path.iter().map(|id| label(id)).collect();
+            let cost: f64 =
+                v.0.run_edges().iter().map(|&e| g.edge(e).cost * g.node(g.edge(e).to).base_cost).sum();
+            match run.status {
+                Status::Completed => format!("Route: {} (cost {})", names.join(" → "), num(cost)),
+                Status::Demoted => format!(
+                    "No healthy path to {}: the LLM demoted the goal to {}. Route: {}",
+                    g.node(g.goal()).label,
+                    label(&run.goal),
+                    names.join(" → ")
+                ),
+                Status::Escalated => format!(
+                    "No healthy path to {}: the run stopped with an escalation after {}.",
+                    g.node(g.goal()).label,
+                    names.join(" → ")
                 ),
             }
         })
     };
-    let no_path = move || page.view.with(|v| v.0.route.is_none());
+    let no_path = move || page.view.with(|v| v.0.shr.status != Status::Completed);
     view! {
         <section class="panel route-summary" class:no-path=no_path aria-live="polite">
             <p data-testid="route">{text}</p>
@@ -224,12 +233,16 @@ fn signal_text(s: &Signal) -> String {
 pub fn MonitorPanel() -> impl IntoView {
     let page = expect_context::<Page>();
     let points = Memo::new(move |_| page.view.with(|v| decision_points(&v.0.shr.events)));
-    // The decision at or before the picked event; the last one by default.
+    // The decision at or before the picked event; by default the run's key moment: the first
+    // decision a monitor other than intent won (a risk, a tool down, a budget), else the last.
     let index = move || {
         points.with(|ps| {
             let last = ps.len().saturating_sub(1);
             match page.picked.get() {
-                None => last,
+                None => ps
+                    .iter()
+                    .position(|p| !matches!(p.winner.kind, SignalKind::Intent { .. }))
+                    .unwrap_or(last),
                 Some(seq) => ps.iter().rposition(|p| p.seq <= seq).unwrap_or(0),
             }
         })

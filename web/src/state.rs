@@ -60,7 +60,10 @@ impl Page {
             return;
         }
         let mode = self.mode.get_untracked();
-        self.ghost.set(self.view.with_untracked(|v| v.0.route.clone()));
+        // The route the run took before the click fades while the new search replays.
+        self.ghost.set(self.view.with_untracked(|v| {
+            Some(Plan { edges: v.0.run_edges().into_iter().collect(), ..Plan::default() })
+        }));
         self.setup.update(|s| {
             let mut down = match &s.down {
                 Some(d) => d.clone(),

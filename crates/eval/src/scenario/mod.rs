@@ -403,6 +403,13 @@ pub fn run(scenario: &Scenario, executor: Executor) -> RunReport {
     report
 }
 
+/// SHR's run of a scenario with some tools' breakers half-open at the start (probing).
+pub fn run_probing(scenario: &Scenario, probing: &[String]) -> RunReport {
+    let mut report = sim::run_shr_probing(scenario, probing);
+    judge(scenario, &mut report);
+    report
+}
+
 /// Runs a scenario with another set of failed tools (the page's clicked set).
 pub fn run_with_down(scenario: &Scenario, down: &[String], executor: Executor) -> RunReport {
     run(&scenario.with_down(down), executor)

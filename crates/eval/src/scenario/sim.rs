@@ -9,7 +9,7 @@ use serde_json::json;
 use super::{EscalationRecord, Executor, LlmRule, RunReport, Scenario};
 use shr_core::graph::{NodeIx, ToolGraph};
 use shr_core::Millis;
-use shr_core::{Call, Decision, EscalationRequest, Host, Performed, Session, Status, ToolResult};
+use shr_core::{Call, Decision, EscalationRequest, Host, Performed, Router, Run, Status, ToolResult};
 
 /// Mock tools: every tool succeeds unless the scenario injects a failure for it.
 #[derive(Clone, Debug)]
@@ -121,26 +121,37 @@ impl Host for ScenarioHost<'_> {
 }
 
 pub(super) fn run_shr(scenario: &Scenario) -> RunReport {
-    let mut session = match Session::new(scenario.graph.clone(), scenario.task.clone(), 0) {
-        Ok(s) => s,
+    run_shr_probing(scenario, &[])
+}
+
+/// SHR's run with `probing` tools half-open when the task starts: the router tripped them one
+/// cooldown earlier (the page's "probe" clicks), so a probe may go through at a high weight.
+pub(super) fn run_shr_probing(scenario: &Scenario, probing: &[String]) -> RunReport {
+    let mut router = Router::new(scenario.graph.clone());
+    for v in probing.iter().filter_map(|t| scenario.graph.index(t)) {
+        router.mark_down(v, 0);
+    }
+    let at = if probing.is_empty() { 0 } else { router.config().breaker.cooldown_ms };
+    let mut run = match router.start(scenario.task.clone(), at) {
+        Ok(r) => r,
         Err(e) => return RunReport::failed(scenario, Executor::Shr, e.to_string()),
     };
     let mut host = ScenarioHost::new(scenario);
-    session.drive(&mut host, 0);
-    report_from(scenario, Executor::Shr, &session, host.escalations)
+    shr_core::drive(&mut router, &mut run, &mut host, at);
+    report_from(scenario, Executor::Shr, &run, host.escalations)
 }
 
-/// A report from a finished session.
+/// A report from a finished run.
 pub(super) fn report_from(
     scenario: &Scenario,
     executor: Executor,
-    session: &Session,
+    session: &Run,
     escalations: Vec<EscalationRecord>,
 ) -> RunReport {
     let Some(o) = session.outcome() else {
         return RunReport::failed(scenario, executor, "the session did not finish".to_string());
     };
-    let completed: Vec<NodeIx> = session.completed().filter_map(|id| scenario.graph.index(id)).collect();
+    let completed: Vec<NodeIx> = session.completion().to_vec();
     let goal = scenario.graph.index(&o.goal).unwrap_or(0);
     let silent = o.status != Status::Escalated
         && shr_core::audit_completion(&scenario.graph, scenario.graph.start(), &completed, goal).is_err();
@@ -159,11 +170,11 @@ pub(super) fn report_from(
         problems: Vec::new(),
         escalations,
         events: session.events().to_vec(),
-        edges: super::traversed_ids(&scenario.graph, session.run()),
+        edges: super::traversed_ids(&scenario.graph, session),
     }
 }
 
-fn lost_in_fan_out(scenario: &Scenario, session: &Session) -> u32 {
+fn lost_in_fan_out(scenario: &Scenario, session: &Run) -> u32 {
     let fan_out = scenario.workflow.fan_out_tools();
     session
         .events()
