@@ -3,22 +3,34 @@
 //! graph file under given failures; `shr check` validates graph and scenario files.
 
 mod bench;
+mod curve;
 mod perturb;
+mod recovery;
+mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use shr_core::algo::{Trace, TraceStep};
 use shr_core::{Router, ToolGraph};
-use shr_eval::scenario::{self, Domain, Executor, Scenario};
+use shr_eval::scenario::{self, Domain, Executor, ReactConfig, Scenario};
 
 const USAGE: &str = "\
 usage:
-  shr bench [--json FILE|-] [--events ID] [--scenarios DIR] [--cyclic [--runs N]]
-      Run the 19 scenarios with SHR, ReAct and the static workflow; print Tables 1-4.
+  shr bench [--json FILE|-] [--events ID] [--scenarios DIR] [--react-error-rate P[,P...]
+            [--runs N] [--seed S]] [--sweep [--svg FILE]] [--cyclic [--runs N]]
+      Run the 19 scenarios with SHR, ReAct and the static workflow; print Tables 1-4, the
+      paper's literal readings beside ours, and Tables 5-6 (from the failure sweep).
       --json FILE   also write every run and the totals as JSON (- for stdout only)
       --events ID   print the SHR event stream of one scenario as JSON lines instead
+      --react-trace ID  print the ReAct agent's Thought/Action/Observation steps as JSON lines
       --scenarios DIR  load domain and scenario files from DIR instead of the embedded pack
+      --react-error-rate P,...  the ReAct LLM errs at each step with probability P (seeded):
+                    Tables 1-4 at the first P, and the curve over every P (--runs seeds each,
+                    default 100, from --seed, default 2026)
+      --sweep       every subset of each domain's tools down: correct, silent failures and LLM
+                    calls per executor (--svg FILE also draws them; with --react-error-rate,
+                    --svg FILE draws the curve)
       --cyclic      the two cyclic workflows at fault probability 0, 0.25, 0.5 (seed 004 metrics)
   shr route GRAPH.json [--down a,b] [--from ID] [--to ID] [--trace]
       Route a graph file with the given tools failed; print the plan and its cost.
@@ -151,8 +163,41 @@ fn load_dir(dir: &Path) -> Result<Vec<Scenario>, String> {
         .collect()
 }
 
+/// `--react-error-rate`: probabilities, comma-separated.
+fn rates(text: &str) -> Result<Vec<f64>, String> {
+    text.split(',')
+        .map(|p| match p.trim().parse::<f64>() {
+            Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+            _ => Err(format!("--react-error-rate takes probabilities between 0 and 1, not `{p}`")),
+        })
+        .collect()
+}
+
+fn write_json<T: serde::Serialize>(path: &str, value: &T) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    if path == "-" {
+        println!("{text}");
+        Ok(())
+    } else {
+        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))
+    }
+}
+
 fn cmd_bench(args: &[String]) -> Result<(), Failure> {
-    let args = Args::parse(args, &["--json", "--events", "--scenarios", "--runs"], &["--cyclic"])?;
+    let args = Args::parse(
+        args,
+        &[
+            "--json",
+            "--events",
+            "--react-trace",
+            "--scenarios",
+            "--runs",
+            "--react-error-rate",
+            "--seed",
+            "--svg",
+        ],
+        &["--cyclic", "--sweep"],
+    )?;
     if args.flag("--cyclic") {
         let runs = args
             .value("--runs")
@@ -170,27 +215,118 @@ fn cmd_bench(args: &[String]) -> Result<(), Failure> {
         Some(dir) => load_dir(Path::new(dir))?,
         None => scenario::pack().map_err(|e| e.to_string())?.to_vec(),
     };
-    if let Some(id) = args.value("--events") {
-        let s = pack
-            .iter()
+    let find = |id: &str| {
+        pack.iter()
             .find(|s| s.id.eq_ignore_ascii_case(id))
-            .ok_or_else(|| format!("no scenario `{id}` (try S1..S7, T1..T6, M1..M6)"))?;
-        let report = scenario::run(s, Executor::Shr);
+            .ok_or_else(|| format!("no scenario `{id}` (try S1..S7, T1..T6, M1..M6)"))
+    };
+    let rates = args.value("--react-error-rate").map(rates).transpose()?;
+    let seed = args.value("--seed").map_or(Ok(2026), |v| {
+        v.parse::<u64>().map_err(|_| format!("--seed takes a whole number, not `{v}`"))
+    })?;
+    let react = ReactConfig {
+        error_rate: rates.as_ref().and_then(|r| r.first().copied()).unwrap_or(0.0),
+        seed,
+        ..ReactConfig::default()
+    };
+    if let Some(id) = args.value("--events") {
+        let report = scenario::run(find(id)?, Executor::Shr);
         print!("{}", shr_core::event::to_json_lines(&report.events));
         return Ok(());
     }
-    let run = bench::run_all(&pack);
-    match args.value("--json") {
-        Some("-") => {
-            println!("{}", serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?);
+    if let Some(id) = args.value("--react-trace") {
+        let run = scenario::run_react(find(id)?, &react);
+        for step in &run.steps {
+            println!("{}", serde_json::to_string(step).map_err(|e| e.to_string())?);
         }
-        Some(path) => {
-            let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
-            std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
-            print!("{}", bench::render(&run));
+        return Ok(());
+    }
+    let swept = shr_eval::sweep::sweep(&pack, &react);
+    if args.flag("--sweep") {
+        let sweeps = swept?;
+        let totals = sweep::totals(&sweeps);
+        if args.value("--json") != Some("-") {
+            print!("{}", sweep::render(&sweeps, &totals));
+        }
+        if let Some(path) = args.value("--svg") {
+            std::fs::write(path, sweep::svg(&totals)).map_err(|e| format!("{path}: {e}"))?;
+        }
+        if let Some(path) = args.value("--json") {
+            #[derive(serde::Serialize)]
+            struct SweepJson<'a> {
+                totals: &'a [sweep::SweepTotals],
+                domains: &'a [shr_eval::sweep::DomainSweep],
+            }
+            write_json(path, &SweepJson { totals: &totals, domains: &sweeps })?;
+        }
+        return Ok(());
+    }
+    // The literal readings vary the embedded scenarios: not run on a directory of one's own.
+    let readings = match args.value("--scenarios") {
+        Some(_) => Vec::new(),
+        None => scenario::literal_readings().map_err(|e| e.to_string())?,
+    };
+    let run = bench::run_all(&pack, &react, &readings);
+    // Tables 5 and 6 need the sweep; a pack it cannot cover still gets Tables 1-4.
+    let tables = match &swept {
+        Ok(sweeps) if !sweeps.is_empty() => {
+            let times = recovery::search_times(&pack, sweeps);
+            Some((recovery::table5(sweeps, &times), recovery::table6(sweeps, &times, 0.05)))
+        }
+        Ok(_) => {
+            eprintln!("Tables 5 and 6 not computed: no domain has a failure-free scenario to sweep");
+            None
+        }
+        Err(e) => {
+            eprintln!("Tables 5 and 6 not computed: {}", printable(e));
+            None
+        }
+    };
+    let curve = match &rates {
+        Some(r) => {
+            let seeds = args.value("--runs").map_or(Ok(100), |v| {
+                v.parse::<u32>().map_err(|_| format!("--runs takes a number, not `{v}`"))
+            })?;
+            Some(curve::run(&pack, r, seeds.clamp(1, 10_000), seed))
+        }
+        None => None,
+    };
+    if let (Some(c), Some(path)) = (&curve, args.value("--svg")) {
+        std::fs::write(path, curve::svg(c)).map_err(|e| format!("{path}: {e}"))?;
+    }
+    if args.value("--json") != Some("-") {
+        print!("{}", bench::render(&run));
+        if let Some((t5, t6)) = &tables {
+            print!("{}", recovery::render(t5, t6));
+        }
+        if let Some(c) = &curve {
+            print!("{}", curve::render(c));
+        }
+    }
+    if let Some(path) = args.value("--json") {
+        #[derive(serde::Serialize)]
+        struct BenchJson<'a> {
+            #[serde(flatten)]
+            run: &'a bench::BenchRun,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            table5: Option<&'a recovery::Table5>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            table6: Option<&'a recovery::Table6>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            react_error_curve: Option<&'a curve::Curve>,
+        }
+        write_json(
+            path,
+            &BenchJson {
+                run: &run,
+                table5: tables.as_ref().map(|t| &t.0),
+                table6: tables.as_ref().map(|t| &t.1),
+                react_error_curve: curve.as_ref(),
+            },
+        )?;
+        if path != "-" {
             println!("JSON written to {path}");
         }
-        None => print!("{}", bench::render(&run)),
     }
     Ok(())
 }

@@ -15,17 +15,34 @@ fn shr(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// The cells of the table row that starts with `label`.
+fn cells<'a>(out: &'a str, label: &str) -> Vec<&'a str> {
+    let line = out
+        .lines()
+        .find(|l| l.trim_start_matches('|').trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no row `{label}` in\n{out}"));
+    line.trim_matches('|').split('|').map(str::trim).collect()
+}
+
 #[test]
-fn bench_prints_the_four_tables_with_measured_totals() {
+fn bench_prints_tables_one_to_six_with_the_literal_readings() {
     let (ok, out, _) = shr(&["bench"]);
     assert!(ok);
-    for t in ["Table 1", "Table 2", "Table 3", "Table 4"] {
+    for t in ["Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table 6", "Literal readings"] {
         assert!(out.contains(t), "{t} missing");
     }
-    assert!(out.contains("| Self-Healing Router | 19/19"), "{out}");
-    assert!(out.contains("| Static workflow     | 16/19"), "{out}");
+    assert_eq!(cells(&out, "Self-Healing Router ")[1], "19/19", "{out}");
+    assert_eq!(cells(&out, "Static workflow ")[1].split(' ').next(), Some("16/19"), "{out}");
     assert!(out.contains("SHR asked the LLM in: S3, S4, S6, S7, T4, T5, M3."));
     assert!(out.contains("Static workflow failed silently in: S6, S7, T6."));
+    // The literal readings, as rows beside ours: T5 as written needs no LLM call; T6 as written
+    // leaves the static workflow a fallback for each failure (not silent); the single-classifier
+    // topology is the paper's two SHR tool calls.
+    assert_eq!(cells(&out, "T5-lit")[1], "0 (1)");
+    assert!(cells(&out, "T6-lit")[7].starts_with("No"), "{out}");
+    assert_eq!(cells(&out, "M1-1clf")[4], "2");
+    assert!(out.contains("Self-Healing Router (literal readings)"));
+    assert!(out.contains("(paper's formula)"));
 }
 
 #[test]
@@ -193,4 +210,72 @@ fn check_reads_no_more_than_the_size_limit() {
     assert!(!ok);
     assert!(out.contains("larger than the 64 MiB limit"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bench_sweep_prints_every_failure_set_and_draws_the_chart() {
+    let svg = std::env::temp_dir().join(format!("shr-sweep-{}.svg", std::process::id()));
+    let (ok, out, err) = shr(&["bench", "--sweep", "--svg", svg.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    for ex in ["Self-Healing Router", "ReAct", "Static workflow"] {
+        assert!(out.lines().any(|l| l.starts_with("| all") && l.contains(ex)), "{ex}: {out}");
+    }
+    let shr_row = out.lines().find(|l| l.starts_with("| all") && l.contains("Self-Healing Router")).unwrap();
+    let c: Vec<&str> = shr_row.trim_matches('|').split('|').map(str::trim).collect();
+    assert_eq!(c[1], "1408", "128 + 1024 + 256 sets");
+    assert_eq!(c[5], "0 (0.0%)", "SHR never fails silently");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.starts_with("<svg") && drawn.contains("Silent failures"));
+    std::fs::remove_file(&svg).ok();
+    let (ok, out, _) = shr(&["bench", "--sweep", "--json", "-"]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["domains"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn bench_react_error_rate_prints_the_curve_and_refuses_bad_rates() {
+    let svg = std::env::temp_dir().join(format!("shr-curve-{}.svg", std::process::id()));
+    let (ok, out, err) = shr(&[
+        "bench",
+        "--react-error-rate",
+        "0,0.2",
+        "--runs",
+        "5",
+        "--seed",
+        "1",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.starts_with("<svg") && drawn.contains("ReAct silent failures"));
+    std::fs::remove_file(&svg).ok();
+    assert!(out.contains("ReAct with an erring LLM"), "{out}");
+    assert_eq!(cells(&out, "0 ")[2], "95 (100.0%)", "p = 0: ReAct is right everywhere");
+    let erring = cells(&out, "0.2 ");
+    assert_ne!(erring[3], "0 (0.0%)", "p = 0.2: some silent failures");
+    assert_eq!(erring[6], "19/19", "SHR does not depend on p");
+    for bad in ["1.5", "x", "-0.1"] {
+        assert_eq!(status(&["bench", "--react-error-rate", bad]), Some(2), "{bad}");
+    }
+    let (ok, out, _) = shr(&["bench", "--react-trace", "S2"]);
+    assert!(ok);
+    let steps: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(steps.len(), 5);
+    assert_eq!(steps[1]["action"]["tool"], "stripe");
+    assert_eq!(steps[2]["action"]["tool"], "razorpay");
+    assert_eq!(steps[4]["action"]["action"], "finish");
+}
+
+/// Held-out: "no path" and invalid input exit differently, as the usage text documents.
+#[test]
+fn exit_codes_tell_no_path_from_invalid_input() {
+    let (_, usage, _) = shr(&["help"]);
+    assert!(usage.contains("exit status: 0 done; 1 no healthy path"), "{usage}");
+    assert_eq!(status(&["frobnicate"]), Some(2));
+    assert_eq!(status(&["bench", "--no-such-option"]), Some(2));
+    assert_eq!(status(&["route"]), Some(2));
+    assert_eq!(status(&["route", "/nonexistent/graph.json"]), Some(2));
+    assert_eq!(status(&["bench", "--events", "S9"]), Some(2));
 }

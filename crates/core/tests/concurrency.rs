@@ -313,3 +313,21 @@ proptest! {
         }
     }
 }
+
+/// A run that plans around a tool because an earlier run found it down says so: a `Shed` event
+/// naming the tool and why, right after its plan (binary observability across runs).
+#[test]
+fn a_run_says_which_tools_it_avoids_because_another_run_found_them_down() {
+    let mut router = Router::new(pay_graph(""));
+    let mut first = router.start(Task::default(), 0).unwrap();
+    assert!(matches!(router.next(&mut first, 0).unwrap(), Action::CallTools { .. }));
+    router.report(&mut first, "pay", ToolResult::outage("503"), 1).unwrap();
+    let mut second = router.start(Task::default(), 2).unwrap();
+    let Action::CallTools { calls } = router.next(&mut second, 2).unwrap() else { panic!("no call") };
+    assert_eq!(calls[0].tool, "backup");
+    let names: Vec<&str> = second.events().iter().map(|e| e.kind.name()).collect();
+    let shed = second.events().iter().position(|e| {
+        matches!(&e.kind, EventKind::Shed { tool, reason: Refusal::Open } if tool == "pay")
+    });
+    assert!(shed.is_some_and(|i| i > names.iter().position(|n| *n == "PathPlanned").unwrap()), "{names:?}");
+}

@@ -17,10 +17,13 @@ fn errors(v: &jsonschema::Validator, graph: &Value) -> Vec<String> {
 #[test]
 fn every_graph_and_scenario_file_validates_against_the_schema() {
     let v = schema();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"));
     let mut checked = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for sub in [dir.to_path_buf(), dir.join("literal")] {
+        files.extend(std::fs::read_dir(sub).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_file()));
+    }
+    for path in files {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         // A graph file, or a domain file holding one under `graph` (scenario files hold none).
         let graph = if doc.get("nodes").is_some() { Some(&doc) } else { doc.get("graph") };
@@ -31,7 +34,7 @@ fn every_graph_and_scenario_file_validates_against_the_schema() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 5, "three domains and two cyclic workflows");
+    assert_eq!(checked, 6, "three domains, the literal reading's domain and two cyclic workflows");
 }
 
 #[test]

@@ -9,7 +9,9 @@ use serde_json::json;
 use super::{EscalationRecord, Executor, LlmRule, RunReport, Scenario};
 use shr_core::graph::{NodeIx, ToolGraph};
 use shr_core::Millis;
-use shr_core::{Call, Decision, EscalationRequest, Host, Performed, Router, Run, Status, ToolResult};
+use shr_core::{
+    Call, Decision, EscalationReason, EscalationRequest, Host, Performed, Router, Run, Status, ToolResult,
+};
 
 /// Mock tools: every tool succeeds unless the scenario injects a failure for it.
 #[derive(Clone, Debug)]
@@ -77,17 +79,30 @@ impl MockLlm {
                 .filter_map(|id| graph.index(id))
                 .any(|v| graph.node(v).stage.as_deref() == Some(stage))
         };
+        self.decide_with(request.reason, &request.goal, &stage_done)
+    }
+
+    /// The same table for an asker that knows what it has done but has no graph (the ReAct
+    /// agent, whose capabilities are named like the stages).
+    pub fn decide_with(
+        &self,
+        reason: EscalationReason,
+        goal: &str,
+        stage_done: &dyn Fn(&str) -> bool,
+    ) -> Decision {
         self.rules
             .iter()
             .find(|r| {
-                r.reason == request.reason
-                    && r.goal == request.goal
-                    && r.completed_stage.as_deref().is_none_or(stage_done)
+                r.reason == reason && r.goal == goal && r.completed_stage.as_deref().is_none_or(stage_done)
             })
             .map(|r| r.decision.clone())
             .unwrap_or_else(|| Decision::Abort {
-                message: format!("no way forward for {:?} on `{}`", request.reason, request.goal),
+                message: format!("no way forward for {reason:?} on `{goal}`"),
             })
+    }
+
+    pub fn rules(&self) -> &[LlmRule] {
+        &self.rules
     }
 }
 
