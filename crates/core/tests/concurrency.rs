@@ -326,8 +326,9 @@ fn a_run_says_which_tools_it_avoids_because_another_run_found_them_down() {
     let Action::CallTools { calls } = router.next(&mut second, 2).unwrap() else { panic!("no call") };
     assert_eq!(calls[0].tool, "backup");
     let names: Vec<&str> = second.events().iter().map(|e| e.kind.name()).collect();
-    let shed = second.events().iter().position(|e| {
-        matches!(&e.kind, EventKind::Shed { tool, reason: Refusal::Open } if tool == "pay")
-    });
+    let shed = second
+        .events()
+        .iter()
+        .position(|e| matches!(&e.kind, EventKind::Shed { tool, reason: Refusal::Open } if tool == "pay"));
     assert!(shed.is_some_and(|i| i > names.iter().position(|n| *n == "PathPlanned").unwrap()), "{names:?}");
 }
