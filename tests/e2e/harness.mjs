@@ -110,6 +110,15 @@ export async function text(page, testid) {
   return (await page.textContent(`[data-testid="${testid}"]`)) ?? '';
 }
 
+/** Skips the replay to the end of the run: what it ended with. */
+export async function end(page) {
+  await page.click('[data-testid="replay-end"]');
+  await page.waitForFunction(() => {
+    const m = document.querySelector('[data-testid="replay-counter"]').textContent.match(/step (\d+) \/ (\d+)/);
+    return m && m[1] === m[2];
+  });
+}
+
 export async function pick(page, scenario) {
   await page.selectOption('[data-testid="scenario"]', scenario);
   await page.waitForFunction((s) => new URL(location.href).searchParams.get('scenario') === s, scenario);

@@ -2,7 +2,7 @@
 // Each is shown safely or refused with a message; none runs script or breaks the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, open, shot, text, waitClass } from './harness.mjs';
+import { useBrowser, open, shot, text, waitClass, end } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -32,6 +32,7 @@ test('markup and script in labels and ids are shown as text, never run', async (
   // The odd id still works as a tool: click it, the route is gone.
   await page.click('[data-node="<b>tool</b>"]');
   await waitClass(page, '<b>tool</b>', 'failed');
+  await end(page);
   assert.match(await text(page, 'route'), /No healthy path/);
   await shot(page, 'hostile-label');
   assert.deepEqual(page.errors, []);
@@ -65,6 +66,7 @@ test('a 2,000-node graph is drawn, and the route shown is what its run did', asy
   await page.waitForFunction(() => document.querySelectorAll('[data-node]').length === 2000, null, { timeout: 60_000 });
   // 1,998 tool calls are past the default tool budget (64): the run escalates, and the page says
   // so instead of drawing a route nobody took.
+  await end(page);
   assert.match(await text(page, 'route'), /stopped with an escalation after n0 → n1/);
   assert.deepEqual(page.errors, []);
 });

@@ -1,8 +1,10 @@
 // The visualizer in headless Chromium: the acceptance walk of issue 6, plus keyboard use,
 // the phone layout, and the time to first render. Every test asserts no console errors.
+// Every panel follows the replay of the run (issue 29): a test that reads what a run ended
+// with skips to the end first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, open, shot, nodeClass, waitClass, text, pick } from './harness.mjs';
+import { useBrowser, open, shot, nodeClass, waitClass, text, pick, end } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -38,8 +40,8 @@ test('S2 routes through Razorpay; failing Stripe and Email gives Razorpay + SMS;
   await page.click('[data-node="email"]');
   await waitClass(page, 'stripe', 'failed');
   await waitClass(page, 'email', 'failed');
+  await end(page);
   assert.match(await text(page, 'route'), /Razorpay refund → SMS confirmation/);
-  await page.click('[data-testid="replay-end"]');
   await waitClass(page, 'razorpay', 'route');
   await waitClass(page, 'sms', 'route');
   assert.equal(await text(page, 'llm-shr'), '0', 'two failures, still no LLM call');
@@ -49,6 +51,7 @@ test('S2 routes through Razorpay; failing Stripe and Email gives Razorpay + SMS;
 
   // Both payment providers down: no path, one escalation, the goal demoted.
   await page.click('[data-node="razorpay"]');
+  await end(page);
   await page.waitForSelector('[data-testid="escalation"]');
   assert.match(await text(page, 'route'), /No healthy path/);
   assert.equal(await text(page, 'llm-shr'), '1', 'exactly one LLM call');
@@ -82,11 +85,16 @@ test('the search replays step by step', async () => {
   await waitClass(page, 'crm', 'frontier');
   await shot(page, 'replay-step');
 
-  // Playing runs to the end by itself and shows the route.
+  // Playing runs to the end by itself: the plan the search found, then the run along it.
   await page.selectOption('[data-testid="replay-speed"]', '40');
   await page.click('[data-testid="replay-play"]');
-  await waitClass(page, 'stripe', 'route', { timeout: 20_000 });
-  assert.match(await text(page, 'replay-text'), /Search over: the route costs 4/);
+  await page.waitForFunction(() => /Search over: the route costs 4/.test(document.querySelector('[data-testid="replay-text"]').textContent));
+  await page.waitForFunction(() => {
+    const [, k, n] = document.querySelector('[data-testid="replay-counter"]').textContent.match(/step (\d+) \/ (\d+)/);
+    return k === n;
+  }, null, { timeout: 20_000 });
+  await waitClass(page, 'stripe', 'route');
+  assert.match(await text(page, 'replay-text'), /finished: Completed at refund_done/);
   noErrors(page);
 });
 
@@ -174,6 +182,7 @@ test('a shared URL opens the same state', async () => {
   assert.equal(await page.inputValue('[data-testid="scenario"]'), 'S1');
   await waitClass(page, 'stripe', 'failed');
   await waitClass(page, 'email', 'failed');
+  await end(page);
   await waitClass(page, 'razorpay', 'route');
   await waitClass(page, 'sms', 'route');
   assert.match(await text(page, 'route'), /Razorpay refund → SMS confirmation/);
@@ -220,6 +229,7 @@ test('S4: picking the escalation in the log shows the risk monitor winning', asy
 
 test('S6: the static workflow claims success with a step missing; SHR does not', async () => {
   const page = await open(env.browser, `${env.url}?scenario=S6`);
+  await end(page);
   assert.match(await text(page, 'silent-static'), /yes/);
   assert.equal(await text(page, 'silent-shr'), 'no');
   assert.match(await text(page, 'row-shr'), /✓ yes/);
@@ -233,6 +243,7 @@ test('a cyclic workflow shows visit counts and the edges taken back', async () =
   // The mock world hides the object in the first or second place: find a seed that needs a revisit.
   let found = false;
   for (let i = 0; i < 8 && !found; i++) {
+    await end(page);
     found = (await page.$('[data-edge="verify->search"].revisit')) !== null;
     if (!found) await page.click('[data-testid="cyclic-next-seed"]');
   }
@@ -269,12 +280,14 @@ test('a ToolMaze perturbation: validators catch wrong data and SHR reroutes; wit
     // An implicit-permanent failure either reroutes (LLM 0) or escalates when no substitute exists (1).
     return document.querySelector('[data-testid="escalation"]') ? '1' : '0';
   }));
+  await end(page);
   assert.match(await text(page, 'row-shr'), /✓ yes/, 'recovered: clean data, or an explicit escalation');
   await shot(page, 'perturb');
 
   // The ablation: no validators, the wrong data is accepted and nothing fails.
   await page.uncheck('[data-testid="perturb-validators"]');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('validators') === '0');
+  await end(page);
   assert.doesNotMatch(await text(page, 'events'), /implicit/);
   assert.match(await text(page, 'row-shr'), /✗ no/);
 
@@ -283,6 +296,7 @@ test('a ToolMaze perturbation: validators catch wrong data and SHR reroutes; wit
   await page.selectOption('[data-testid="perturb-mode"]', 'P1');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('mode') === 'P1');
   // A tool the run completes, other than the first target: it will be called, fail once, be retried.
+  await end(page);
   const other = await page.evaluate((t) => [...document.querySelectorAll('[data-node][role="button"].ran')]
     .map((n) => n.getAttribute('data-node')).find((id) => id !== t), target);
   assert.ok(other, 'the run completed some other tool');

@@ -1,5 +1,6 @@
 //! The page: the pickers, the graph, the replay controls and the panels around them, laid out.
-//! Its state lives in `state`; everything shown is derived from the setup the user chose.
+//! Its state lives in `state`; everything shown is derived from the setup the user chose, at the
+//! replay's position.
 
 use std::sync::Arc;
 
@@ -33,12 +34,11 @@ pub fn App() -> impl IntoView {
         setup,
         view,
         replay,
-        ghost: RwSignal::new(None),
+        ghost: RwSignal::new(Default::default()),
         mode: RwSignal::new(ClickMode::Fail),
-        picked: RwSignal::new(None),
     };
     provide_context(page);
-    replay.finish();
+    replay.open();
     replay.run();
 
     // Keep the URL in step with what is shown, so the address bar is always a shareable link.
@@ -83,12 +83,13 @@ fn Legend() -> impl IntoView {
     view! {
         <ul class="legend" aria-label="Legend">
             <li><span class="swatch healthy"></span>"healthy tool"</li>
-            <li><span class="swatch failed">"✕"</span>"failed (breaker open, weight ∞)"</li>
+            <li><span class="swatch failed">"✕"</span>"down (the router learns it when a call fails; then its edges weigh ∞)"</li>
             <li><span class="swatch probing">"◐"</span>"half-open (probing, high weight)"</li>
-            <li><span class="swatch route"></span>"the route the SHR run took"</li>
-            <li><span class="swatch ran">"✓"</span>"completed by the SHR run"</li>
-            <li><span class="swatch settled"></span>"settled by the search replay (what if every failure were known at the start)"</li>
-            <li><span class="swatch frontier"></span>"on the frontier"</li>
+            <li><span class="swatch route"></span>"the route the run took"</li>
+            <li><span class="swatch planned"></span>"its plan from where it stands"</li>
+            <li><span class="swatch ran">"✓"</span>"completed by the run so far"</li>
+            <li><span class="swatch settled"></span>"settled by the search the run made to plan"</li>
+            <li><span class="swatch frontier"></span>"on the search's frontier"</li>
             <li><span class="swatch revisit">"↺×n"</span>"edge taken back to a visited tool"</li>
             <li><span class="swatch perturbed">"⚡"</span>"perturbed (ToolMaze P1-P4)"</li>
         </ul>

@@ -1,14 +1,16 @@
 //! The tool graph as SVG. Each state is told apart by colour *and* by shape or icon (failed:
 //! dashed outline and ✕; half-open: dotted outline and ◐; completed: ✓; route: thick outline and
 //! thick edges), so it reads without colour too. Tools are focusable buttons: Tab + Enter.
+//! Everything drawn is the SHR run at the replay's position ([`crate::timeline::Moment`]).
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use shr_core::BreakerState;
 
 use crate::model::{label_lines, layout, num, ToolState, View};
 use crate::state::Page;
+use crate::timeline::Moment;
 
 const HALF_W: f64 = 58.0;
 const HALF_H: f64 = 21.0;
@@ -46,14 +48,15 @@ struct Drawing {
     page: Page,
     view: Arc<View>,
     pos: Vec<(f64, f64)>,
-    ran_nodes: BTreeSet<usize>,
-    ran_edges: BTreeSet<usize>,
     /// Visit counts matter once the run went back somewhere (a cyclic workflow); then every
     /// completed tool shows its count.
     show_visits: bool,
     /// The perturbation's mode, in words, for the perturbed tool.
     perturbation: Option<String>,
 }
+
+/// The edge states that have an arrowhead of their own colour (style.css picks one per state).
+const ARROWS: [&str; 7] = ["plain", "route", "infinite", "current", "skipped", "ghost", "revisit"];
 
 fn render(page: Page, view: Arc<View>) -> impl IntoView {
     let pos = layout(&view.graph);
@@ -62,26 +65,28 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
         crate::model::Source::Perturb { mode, .. } => Some(format!("{mode:?} {}", mode.describe())),
         _ => None,
     });
+    let whole = view.moment(view.timeline.len());
     let d = Drawing {
         page,
-        ran_nodes: view.run_nodes(),
-        ran_edges: view.run_edges(),
-        show_visits: !view.revisits.is_empty() || view.visits.iter().any(|&c| c > 1),
+        show_visits: !whole.revisits.is_empty() || whole.visits.iter().any(|&c| c > 1),
         perturbation,
         pos,
         view,
     };
     let edges = (0..d.view.graph.edge_count()).map(|e| edge_view(&d, e)).collect_view();
     let nodes = (0..d.view.graph.node_count()).map(|v| node_view(&d, v)).collect_view();
+    // In user units, so a thick route edge does not blow its arrowhead up.
+    let markers = ARROWS.map(|state| {
+        view! {
+            <marker id=format!("arrow-{state}") class=format!("arrow {state}") viewBox="0 0 10 10" refX="9" refY="5"
+                markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse">
+                <path d="M 0 0 L 10 5 L 0 10 z" />
+            </marker>
+        }
+    });
     view! {
         <svg class="graph" data-testid="graph" viewBox=view_box preserveAspectRatio="xMidYMid meet">
-            <defs>
-                // In user units, so a thick route edge does not blow its arrowhead up.
-                <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse"
-                    markerWidth="10" markerHeight="10" orient="auto-start-reverse">
-                    <path d="M 0 0 L 10 5 L 0 10 z" />
-                </marker>
-            </defs>
+            <defs>{markers}</defs>
             <g class="edges">{edges}</g>
             <g class="nodes">{nodes}</g>
         </svg>
@@ -142,49 +147,48 @@ fn edge_view(d: &Drawing, e: usize) -> impl IntoView {
     let g = &d.view.graph;
     let edge = g.edge(e);
     let (p, q) = edge_ends(d, e);
-    let w = d.view.weights[e];
-    let cost_text = cost_text(edge.cost, w);
     let (mx, my) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
-    // The route drawn is the one the run took (as the core recorded it), never a fresh search.
-    let ran = d.ran_edges.contains(&e);
-    let in_route = ran;
-    let revisit = d.view.revisits.get(&e).copied();
-    let infinite = !w.is_finite();
     let (ghost, replay) = (d.page.ghost, d.page.replay);
+    let (view, cost) = (d.view.clone(), edge.cost);
+    // The weight routing uses at the replay's position.
+    let weight = move || replay.moment.with(|m| view.timeline.weights(m).get(e).copied().unwrap_or(cost));
+    let label_weight = weight.clone();
     let class = move || {
-        let f = replay.frame.get();
+        let infinite = !weight().is_finite();
         let done = replay.done();
-        let mut c = String::from("edge");
-        if infinite {
-            c.push_str(" infinite");
-        }
-        if done && in_route {
-            c.push_str(" route");
-        }
-        if done && ran {
-            c.push_str(" ran");
-        }
-        if revisit.is_some() {
-            c.push_str(" revisit");
-        }
-        if !done {
-            if ghost.with(|gh| gh.as_ref().is_some_and(|p| p.edges.contains(&e))) {
+        replay.moment.with(|m| {
+            let mut c = String::from("edge");
+            if infinite {
+                c.push_str(" infinite");
+            }
+            let route = m.route_edges.contains(&e);
+            if route {
+                c.push_str(" route");
+            }
+            if m.ran_edges.contains(&e) {
+                c.push_str(" ran");
+            }
+            if m.revisits.contains_key(&e) {
+                c.push_str(" revisit");
+            }
+            if !route && (m.broken.contains(&e) || (!done && ghost.with(|gh| gh.contains(&e)))) {
                 c.push_str(" ghost");
             }
-            match f.edge {
+            match m.frame.as_ref().and_then(|f| f.edge) {
                 Some((x, true)) if x == e => c.push_str(" current skipped"),
                 Some((x, false)) if x == e => c.push_str(" current"),
                 _ => {}
             }
-        }
-        c
+            c
+        })
     };
+    let revisits = move || replay.moment.with(|m| m.revisits.get(&e).copied());
     let name = format!("{}->{}", g.id(edge.from), g.id(edge.to));
     view! {
         <g class=class data-edge=name>
-            <line x1=p.0 y1=p.1 x2=q.0 y2=q.1 marker-end="url(#arrow)" />
-            <text class="cost" x=mx y=my - 4.0 text-anchor="middle">{cost_text}</text>
-            {revisit.map(|n| view! { <text class="revisits" x=mx y=my + 12.0 text-anchor="middle">{format!("↺×{n}")}</text> })}
+            <line x1=p.0 y1=p.1 x2=q.0 y2=q.1 />
+            <text class="cost" x=mx y=my - 4.0 text-anchor="middle">{move || cost_text(cost, label_weight())}</text>
+            {move || revisits().map(|n| view! { <text class="revisits" x=mx y=my + 12.0 text-anchor="middle">{format!("↺×{n}")}</text> })}
         </g>
     }
 }
@@ -222,55 +226,81 @@ fn label_view(label: &str) -> impl IntoView {
         .collect_view()
 }
 
+/// A node's state at a moment: as the run started, then as the run saw it (a breaker that
+/// opened, closed or went half-open; a tool failed for good).
+fn state_at(start: ToolState, m: &Moment, v: usize) -> ToolState {
+    match (start, m.breakers.get(&v)) {
+        (ToolState::Waypoint | ToolState::Perturbed, _) | (_, None) => start,
+        (_, Some(BreakerState::Open)) => ToolState::Failed,
+        (_, Some(BreakerState::HalfOpen)) => ToolState::Probing,
+        (ToolState::Failed, Some(BreakerState::Closed)) => ToolState::Failed,
+        (_, Some(BreakerState::Closed)) => ToolState::Healthy,
+    }
+}
+
 fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     let g = &d.view.graph;
     let node = g.node(v);
     let (x, y) = d.pos[v];
-    let state = d.view.states[v];
-    let ran = d.ran_nodes.contains(&v);
-    let in_route = ran;
+    let start_state = d.view.states[v];
     let is_goal = v == g.goal();
     let (page, replay) = (d.page, d.page.replay);
+    let state = move || replay.moment.with(|m| state_at(start_state, m, v));
+    let ran = move || replay.moment.with(|m| m.ran_nodes.contains(&v));
     let class = move || {
-        let f = replay.frame.get();
-        let done = replay.done();
-        let mut c = format!("node {}", state_class(state));
-        if is_goal {
-            c.push_str(" goal");
-        }
-        if done && in_route {
-            c.push_str(" route");
-        }
-        if done && ran {
-            c.push_str(" ran");
-        }
-        if !done {
-            if f.settled.contains(&v) {
-                c.push_str(" settled");
-            } else if f.frontier.contains(&v) {
-                c.push_str(" frontier");
+        let mut c = format!("node {}", state_class(state()));
+        replay.moment.with(|m| {
+            if is_goal {
+                c.push_str(" goal");
             }
-        }
+            if m.route_nodes.contains(&v) {
+                c.push_str(" route");
+            }
+            if m.ran_nodes.contains(&v) {
+                c.push_str(" ran");
+            }
+            if m.focus == Some(v) {
+                c.push_str(" current");
+            }
+            if let Some(f) = &m.frame {
+                if f.settled.contains(&v) {
+                    c.push_str(" settled");
+                } else if f.frontier.contains(&v) {
+                    c.push_str(" frontier");
+                }
+            }
+        });
         c
     };
     let dist = move || {
-        if replay.done() {
-            return String::new();
-        }
-        replay
-            .frame
-            .with(|f| f.dist.get(v).copied().flatten().map(|d| format!("d={}", num(d))).unwrap_or_default())
+        replay.moment.with(|m| {
+            m.frame
+                .as_ref()
+                .and_then(|f| f.dist.get(v).copied().flatten())
+                .map(|d| format!("d={}", num(d)))
+                .unwrap_or_default()
+        })
     };
-    let (icon, status) = state_marks(state, ran);
-    let visits = d.view.visits[v];
-    let visit_text = (d.show_visits && visits > 0)
-        .then(|| format!("{visits} visit{}", if visits == 1 { "" } else { "s" }));
-    let strikes = match state {
+    let visits = move || replay.moment.with(|m| m.visits.get(v).copied().unwrap_or(0));
+    let show_visits = d.show_visits;
+    let visit_text = move || {
+        let n = visits();
+        (show_visits && n > 0).then(|| {
+            let text = format!("{n} visit{}", if n == 1 { "" } else { "s" });
+            view! { <text class="visits" data-visits=n x=-HALF_W + 2.0 y=-HALF_H - 5.0>{text}</text> }
+        })
+    };
+    let strikes = match start_state {
         ToolState::Perturbed => d.perturbation.clone(),
         _ => d.view.fails_after[v].filter(|&n| n > 0).map(|n| format!("fails after {n} calls")),
     };
     let id = node.id.clone();
-    let aria = format!("{} ({status}{})", node.label, if ran { ", completed" } else { "" });
+    let label = node.label.clone();
+    let aria = move || {
+        let (_, status) = state_marks(state(), false);
+        format!("{label} ({status}{})", if ran() { ", completed" } else { "" })
+    };
+    let icon = move || state_marks(state(), ran()).0;
     let shape = if node.tool {
         view! { <rect x=-HALF_W y=-HALF_H width=2.0 * HALF_W height=2.0 * HALF_H rx="8" /> }.into_any()
     } else {
@@ -296,7 +326,7 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
             <text class="icon" x=HALF_W - 11.0 y=-HALF_H + 13.0 text-anchor="middle">{icon}</text>
             <text class="dist" x="0" y=HALF_H + 13.0 text-anchor="middle">{dist}</text>
             {strikes.map(|s| view! { <text class="strikes" x="0" y=-HALF_H - 5.0 text-anchor="middle">{s}</text> })}
-            {visit_text.map(|s| view! { <text class="visits" data-visits=visits x=-HALF_W + 2.0 y=-HALF_H - 5.0>{s}</text> })}
+            {visit_text}
         </g>
     }
 }

@@ -10,7 +10,9 @@ mod panels;
 mod pickers;
 mod replay;
 mod state;
+mod timeline;
 mod url;
+mod words;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);

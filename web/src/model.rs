@@ -1,17 +1,16 @@
 //! What the page shows, computed from what the user chose: the scenario (or an imported graph),
-//! the tools they failed or set probing. Pure functions over shr-core; no DOM here.
+//! the tools they failed or set probing; the runs of the three executors on it, and the SHR
+//! run's timeline. Pure functions over shr-core and shr-eval; no DOM here.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use shr_core::algo::{Dijkstra, Plan, Trace, TraceStep};
 use shr_core::event::{Event, EventKind};
-use shr_core::health::{edge_weight, BreakerState};
-use shr_core::{BreakerConfig, HealthBook, NodeIx, ToolGraph};
-use shr_core::{Outcome, Status};
+use shr_core::{audit_completion, NodeIx, Outcome, Status, ToolGraph};
 use shr_eval::cyclic::{self, CyclicExample};
 use shr_eval::perturb::{self, FaultProfile, GeneratedTask, Mode};
 use shr_eval::scenario::{self, EscalationRecord, Executor, FailureSpec, RunReport, Scenario};
+
+use crate::timeline::{Moment, Timeline};
 
 /// Where the graph comes from.
 #[derive(Clone)]
@@ -108,7 +107,7 @@ pub enum ToolState {
     /// A start, goal or demoted-goal node, not a tool.
     Waypoint,
     Healthy,
-    /// Down (breaker open): every edge into it is infinitely expensive.
+    /// Down: from the start of the run, or since the run saw it fail for good.
     Failed,
     /// Breaker half-open: a probe may go through, at a high but finite weight.
     Probing,
@@ -119,24 +118,19 @@ pub enum ToolState {
 /// Everything derived from a [`Setup`].
 pub struct View {
     pub graph: ToolGraph,
-    /// Per node.
+    /// Per node, as the run starts.
     pub states: Vec<ToolState>,
     /// Per node: the call count after which a scenario's failure strikes (0 = from the start).
     pub fails_after: Vec<Option<u32>>,
-    /// Per edge: the weight routing uses (`cost x weight(target)`), infinite into failed tools.
-    pub weights: Vec<f64>,
-    /// The cheapest healthy route from start to goal, knowing the failed tools.
-    pub route: Option<Plan>,
-    /// The search that found (or failed to find) it, step by step.
-    pub trace: Trace,
     /// The runs of the three executors (the static workflow only on the paper's scenarios).
     pub shr: RunReport,
     pub react: RunReport,
+    /// Whether `react` is SHR's run priced by ReAct's cost model (no catalogue for an agent of
+    /// its own), rather than the ReAct agent's own run.
+    pub react_priced: bool,
     pub workflow: Option<RunReport>,
-    /// Per node: how many times the SHR run completed it (revisits count).
-    pub visits: Vec<u32>,
-    /// Edges the run took into an already visited node, with how many times.
-    pub revisits: BTreeMap<usize, u32>,
+    /// The SHR run, step by step: the page's one clock.
+    pub timeline: Timeline,
 }
 
 impl View {
@@ -144,10 +138,6 @@ impl View {
         let graph = setup.source.graph().clone();
         let n = graph.node_count();
         let failures = setup.source.failures();
-        let down: Vec<String> = match &setup.down {
-            Some(d) => d.clone(),
-            None => failures.iter().map(|f| f.tool.clone()).collect(),
-        };
         let mut fails_after = vec![None; n];
         match &setup.down {
             None => {
@@ -163,44 +153,27 @@ impl View {
                 }
             }
         }
-        let is_down = |v: NodeIx| down.iter().any(|t| graph.index(t) == Some(v));
-        let is_probing = |v: NodeIx| !is_down(v) && setup.probing.iter().any(|t| graph.index(t) == Some(v));
+        let probing: Vec<NodeIx> = setup
+            .probing
+            .iter()
+            .filter_map(|t| graph.index(t))
+            .filter(|&v| fails_after[v] != Some(0))
+            .collect();
         let states: Vec<ToolState> = (0..n)
             .map(|v| {
                 if !graph.node(v).tool {
                     ToolState::Waypoint
                 } else if matches!(&setup.source, Source::Perturb { target, .. } if graph.index(target) == Some(v)) {
                     ToolState::Perturbed
-                } else if is_down(v) {
+                } else if fails_after[v] == Some(0) {
                     ToolState::Failed
-                } else if is_probing(v) {
+                } else if probing.contains(&v) {
                     ToolState::Probing
                 } else {
                     ToolState::Healthy
                 }
             })
             .collect();
-
-        // The breakers as the user set them: probing tools opened one cooldown ago (so they are
-        // half-open now), failed tools opened just now.
-        let config = BreakerConfig::default();
-        let now = config.cooldown_ms;
-        let mut health = HealthBook::new(&graph, config);
-        for v in (0..n).filter(|&v| states[v] == ToolState::Probing) {
-            health.trip(v, 0);
-        }
-        health.poll(now, &mut Vec::new());
-        for v in (0..n).filter(|&v| states[v] == ToolState::Failed) {
-            health.trip(v, now);
-        }
-        debug_assert!(
-            (0..n).all(|v| states[v] != ToolState::Probing || health.state(v) == BreakerState::HalfOpen)
-        );
-        let weights: Vec<f64> =
-            graph.edges().iter().map(|e| edge_weight(e, health.weight(e.to, now))).collect();
-        let mut trace = Trace::default();
-        let route =
-            Dijkstra::new().route(&graph, &[graph.start()], graph.goal(), &|e: usize| weights[e], &mut trace);
 
         let (shr, react, workflow) = match &setup.source {
             Source::Pack(sc) | Source::Imported(sc) => {
@@ -216,11 +189,12 @@ impl View {
             Source::Cyclic { example, p, seed } => {
                 let run = cyclic::run(example, *p, *seed);
                 let shr = session_report(
+                    &example.graph,
                     example.id,
                     run.outcome.as_ref(),
                     (&run.events, &run.edges),
                     &run.escalations,
-                    run.tool_calls,
+                    (run.tool_calls, false),
                     run.success,
                 );
                 let react = scenario::as_react(shr.clone());
@@ -229,54 +203,67 @@ impl View {
             Source::Perturb { task, target, mode, validators, .. } => {
                 let fault = FaultProfile { target: target.clone(), mode: *mode };
                 let run = perturb::run_fault(task, &fault, *validators);
-                let mut shr = session_report(
+                let completed = run.outcome.as_ref().is_some_and(|o| o.status == Status::Completed);
+                // seed 002's success is "completed on clean data": completed without it, the run
+                // accepted wrong data.
+                let wrong_data = completed && !run.flags.success;
+                let shr = session_report(
+                    &graph,
                     &task.id,
                     run.outcome.as_ref(),
                     (&run.events, &run.edges),
                     &run.escalations,
-                    run.flags.tool_calls,
+                    (run.flags.tool_calls, wrong_data),
                     run.flags.recovered,
                 );
-                // Claiming the goal on data the validators let through wrong is a silent failure,
-                // judged as for every executor: success claimed, work not done right.
-                shr.silent_failure = shr.status == Status::Completed && !run.flags.success;
                 let react = scenario::as_react(shr.clone());
                 (shr, react, None)
             }
         };
-        let (visits, revisits) = visits(&graph, &shr.events);
-        View { graph, states, fails_after, weights, route, trace, shr, react, workflow, visits, revisits }
+        let timeline = Timeline::new(&graph, &shr.events, &shr.path, &shr.edges, &probing);
+        let react_priced = matches!(setup.source, Source::Cyclic { .. } | Source::Perturb { .. });
+        View { graph, states, fails_after, shr, react, react_priced, workflow, timeline }
     }
 
-    /// Nodes the SHR run completed.
-    pub fn run_nodes(&self) -> BTreeSet<NodeIx> {
-        self.shr.path.iter().filter_map(|id| self.graph.index(id)).collect()
+    /// The moment after the first `k` steps of the replay.
+    pub fn moment(&self, k: usize) -> Moment {
+        self.timeline.moment(&self.graph, &self.shr.events, k)
     }
 
-    /// Edges the SHR run traversed, as the core recorded them.
-    pub fn run_edges(&self) -> BTreeSet<usize> {
-        let g = &self.graph;
-        let index = |id: &str| g.index(id);
-        self.shr
-            .edges
-            .iter()
-            .filter_map(|(a, b)| {
-                let (a, b) = (index(a)?, index(b)?);
-                g.out_edges(a).iter().map(|&e| e as usize).find(|&e| g.edge(e).to == b)
-            })
-            .collect()
+    /// The cost of the edges the SHR run traversed, as the core summed it when it finished.
+    pub fn run_cost(&self) -> Option<f64> {
+        self.shr.events.iter().rev().find_map(|e| match &e.kind {
+            EventKind::Finished { cost, .. } => Some(*cost),
+            _ => None,
+        })
     }
+}
+
+/// Whether a run that claims success (its goal, or a demoted one) did the work wrong: a required
+/// step missing, by the core's completion audit as the lab judges every executor, or wrong data
+/// accepted. The page's runs outside the pack are judged with it; eval judges the pack's
+/// executors with the same audit.
+fn silent_failure(graph: &ToolGraph, outcome: &Outcome, wrong_data: bool) -> bool {
+    if outcome.status == Status::Escalated {
+        return false;
+    }
+    let completed: Vec<NodeIx> = outcome.path.iter().filter_map(|id| graph.index(id)).collect();
+    let missing = graph
+        .index(&outcome.goal)
+        .is_none_or(|goal| audit_completion(graph, graph.start(), &completed, goal).is_err());
+    missing || wrong_data
 }
 
 /// A run outside the scenario pack as a report, so the panels show it like any other run.
 /// There is no expected outcome: `correct` is the run's own verdict (goal reached for a cyclic
 /// workflow; recovered, in seed 002's sense, for a perturbation).
 fn session_report(
+    graph: &ToolGraph,
     id: &str,
     outcome: Option<&Outcome>,
     (events, edges): (&[Event], &[(String, String)]),
     escalations: &[EscalationRecord],
-    tool_calls: u32,
+    (tool_calls, wrong_data): (u32, bool),
     correct: bool,
 ) -> RunReport {
     RunReport {
@@ -289,89 +276,13 @@ fn session_report(
         tool_calls,
         recoveries: outcome.map_or(0, |o| o.reroutes),
         classifiers_lost: 0,
-        silent_failure: false,
+        silent_failure: outcome.is_some_and(|o| silent_failure(graph, o, wrong_data)),
         correct,
         problems: Vec::new(),
         escalations: escalations.to_vec(),
         events: events.to_vec(),
         edges: edges.to_vec(),
     }
-}
-
-/// Completions per node, and the edges taken back into already visited nodes: from the order
-/// in which tools succeeded (a completion), starting at the start node.
-fn visits(graph: &ToolGraph, events: &[Event]) -> (Vec<u32>, BTreeMap<usize, u32>) {
-    let mut counts = vec![0u32; graph.node_count()];
-    let mut revisits = BTreeMap::new();
-    let mut seen = BTreeSet::from([graph.start()]);
-    let mut prev = Some(graph.start());
-    for e in events {
-        let EventKind::ToolSucceeded { tool, .. } = &e.kind else { continue };
-        let Some(v) = graph.index(tool) else { continue };
-        counts[v] += 1;
-        let edge = prev
-            .and_then(|u| graph.out_edges(u).iter().map(|&e| e as usize).find(|&e| graph.edge(e).to == v));
-        if let Some(e) = edge {
-            if seen.contains(&v) {
-                *revisits.entry(e).or_insert(0) += 1;
-            }
-        }
-        seen.insert(v);
-        prev = Some(v);
-    }
-    (counts, revisits)
-}
-
-/// One moment of the search replay.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Frame {
-    pub settled: BTreeSet<NodeIx>,
-    /// Reached but not settled.
-    pub frontier: BTreeSet<NodeIx>,
-    /// The edge this step looked at, and whether it was skipped (infinite weight).
-    pub edge: Option<(usize, bool)>,
-    /// Edges skipped so far because they lead into a failed tool.
-    pub skipped: BTreeSet<usize>,
-    /// Best known cost of each node reached.
-    pub dist: Vec<Option<f64>>,
-}
-
-/// The state after the first `k` steps of a trace. O(k): a replay recomputes frames on demand
-/// instead of storing one per step, so a 5,000-node trace costs no memory up front.
-pub fn frame(trace: &Trace, nodes: usize, start: NodeIx, k: usize) -> Frame {
-    let mut f = Frame { dist: vec![None; nodes], ..Frame::default() };
-    if let Some(d) = f.dist.get_mut(start) {
-        *d = Some(0.0);
-    }
-    f.frontier.insert(start);
-    for step in trace.steps.iter().take(k) {
-        match *step {
-            TraceStep::Settled { node, dist } => {
-                f.frontier.remove(&node);
-                f.settled.insert(node);
-                if let Some(d) = f.dist.get_mut(node) {
-                    *d = Some(dist);
-                }
-                f.edge = None;
-            }
-            TraceStep::Relaxed { edge, to, dist, improved, .. } => {
-                if improved {
-                    if !f.settled.contains(&to) {
-                        f.frontier.insert(to);
-                    }
-                    if let Some(d) = f.dist.get_mut(to) {
-                        *d = Some(dist);
-                    }
-                }
-                f.edge = Some((edge, false));
-            }
-            TraceStep::Skipped { edge, .. } => {
-                f.skipped.insert(edge);
-                f.edge = Some((edge, true));
-            }
-        }
-    }
-    f
 }
 
 /// A label split into at most two lines of about `width` characters, cut with an ellipsis.

@@ -1,18 +1,20 @@
 //! The page's state: what the user chose ([`Setup`], in `model`), the view derived from it, the
-//! replay position and the click mode. Provided once by the `App` component; every component
-//! reads it from the context. It imports no component, so children import it downward.
+//! replay position (the one clock every panel follows) and the click mode. Provided once by the
+//! `App` component; every component reads it from the context. It imports no component, so
+//! children import it downward.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
-use shr_core::algo::Plan;
 use shr_core::ToolGraph;
 use shr_eval::cyclic::CyclicExample;
 use shr_eval::perturb::{self, Complexity, Mode};
 use shr_eval::scenario::Scenario;
 
-use crate::model::{frame, Frame, Setup, Source, View};
+use crate::model::{Setup, Source, View};
+use crate::timeline::Moment;
 use crate::url;
 
 /// The derived view, compared by identity: it is recomputed only when the setup changes.
@@ -40,11 +42,9 @@ pub struct Page {
     pub setup: RwSignal<Setup>,
     pub view: Memo<Shared>,
     pub replay: Replay,
-    /// The route before the last click, drawn fading while the new search replays.
-    pub ghost: RwSignal<Option<Plan>>,
+    /// The route of the run before the last click, drawn fading while the new run replays.
+    pub ghost: RwSignal<BTreeSet<usize>>,
     pub mode: RwSignal<ClickMode>,
-    /// The event the user picked in the log; the monitor panel shows its decision.
-    pub picked: RwSignal<Option<u32>>,
 }
 
 impl Page {
@@ -60,10 +60,8 @@ impl Page {
             return;
         }
         let mode = self.mode.get_untracked();
-        // The route the run took before the click fades while the new search replays.
-        self.ghost.set(self.view.with_untracked(|v| {
-            Some(Plan { edges: v.0.run_edges().into_iter().collect(), ..Plan::default() })
-        }));
+        // The route the run took before the click fades while the new run replays.
+        self.ghost.set(self.replay.moment.with_untracked(|m| m.route_edges.clone()));
         self.setup.update(|s| {
             let mut down = match &s.down {
                 Some(d) => d.clone(),
@@ -88,17 +86,15 @@ impl Page {
             }
             s.down = Some(down);
         });
-        self.picked.set(None);
-        self.replay.restart();
+        self.replay.approach();
     }
 
     /// Shows a source as given: a scenario with its own failures, a cyclic workflow, a
     /// perturbation.
     pub fn show(&self, source: Source) {
-        self.ghost.set(None);
-        self.picked.set(None);
+        self.ghost.set(BTreeSet::new());
         self.setup.set(Setup { source, down: None, probing: Vec::new() });
-        self.replay.finish();
+        self.replay.open();
     }
 
     /// Shows an imported graph, every tool healthy.
@@ -211,7 +207,8 @@ pub fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
     }
 }
 
-/// Replay state: `step` of `total()`; at `total()` the search is over and the route is shown.
+/// The replay of the SHR run, the page's one clock: `step` of `total()` steps taken; every
+/// panel shows the [`Moment`] at it.
 #[derive(Clone, Copy)]
 pub struct Replay {
     pub step: RwSignal<usize>,
@@ -219,25 +216,46 @@ pub struct Replay {
     /// Steps per second.
     pub speed: RwSignal<f64>,
     view: Memo<Shared>,
-    pub frame: Memo<Frame>,
+    pub moment: Memo<Moment>,
 }
 
 impl Replay {
     pub fn new(view: Memo<Shared>) -> Replay {
         let step = RwSignal::new(0);
-        let frame = Memo::new(move |_| {
+        let moment = Memo::new(move |_| {
             let k = step.get();
-            view.with(|v| frame(&v.0.trace, v.0.graph.node_count(), v.0.graph.start(), k))
+            view.with(|v| v.0.moment(k))
         });
-        Replay { step, playing: RwSignal::new(false), speed: RwSignal::new(4.0), view, frame }
+        Replay { step, playing: RwSignal::new(false), speed: RwSignal::new(4.0), view, moment }
     }
 
     pub fn total(&self) -> usize {
-        self.view.with(|v| v.0.trace.steps.len())
+        self.view.with(|v| v.0.timeline.len())
+    }
+
+    fn total_untracked(&self) -> usize {
+        self.view.with_untracked(|v| v.0.timeline.len())
     }
 
     pub fn done(&self) -> bool {
         self.step.get() >= self.total()
+    }
+
+    /// Paused at a position.
+    pub fn seek(&self, step: usize) {
+        self.playing.set(false);
+        self.step.set(step.min(self.total_untracked()));
+    }
+
+    /// Paused at the run's key decision (or its end, when nothing went wrong).
+    pub fn open(&self) {
+        self.seek(self.view.with_untracked(|v| v.0.timeline.key));
+    }
+
+    /// Playing from just before the call that led to the run's key decision (or from the start).
+    pub fn approach(&self) {
+        self.step.set(self.view.with_untracked(|v| v.0.timeline.approach));
+        self.playing.set(true);
     }
 
     /// From the first step, playing.
@@ -246,28 +264,24 @@ impl Replay {
         self.playing.set(true);
     }
 
-    /// Straight to the end: the route, no animation.
+    /// Straight to the end of the run, no animation.
     pub fn finish(&self) {
-        self.playing.set(false);
-        self.step.set(self.view.with_untracked(|v| v.0.trace.steps.len()));
+        self.seek(usize::MAX);
     }
 
     pub fn forward(&self) {
-        self.playing.set(false);
-        let total = self.view.with_untracked(|v| v.0.trace.steps.len());
-        self.step.update(|s| *s = (*s + 1).min(total));
+        self.seek(self.step.get_untracked().saturating_add(1));
     }
 
     pub fn back(&self) {
-        self.playing.set(false);
-        self.step.update(|s| *s = s.saturating_sub(1));
+        self.seek(self.step.get_untracked().saturating_sub(1));
     }
 
     pub fn toggle(&self) {
         if self.playing.get_untracked() {
             self.playing.set(false);
         } else {
-            if self.step.get_untracked() >= self.view.with_untracked(|v| v.0.trace.steps.len()) {
+            if self.step.get_untracked() >= self.total_untracked() {
                 self.step.set(0);
             }
             self.playing.set(true);
@@ -283,7 +297,7 @@ impl Replay {
                 if !self.playing.get_untracked() {
                     continue;
                 }
-                let total = self.view.with_untracked(|v| v.0.trace.steps.len());
+                let total = self.total_untracked();
                 let s = self.step.get_untracked();
                 if s < total {
                     self.step.set(s + 1);
