@@ -76,15 +76,20 @@ const describe = (e) => {
   }
 };
 
-const t0 = Date.now();
+// Event times are on the router's clock (monotonic by default): shown from the run's first event.
+let t0;
 const { outcome } = await router.run(
   { context: { request: 'refund order 1042 please', order: '1042', amount: 40 } },
   {
     tools,
-    timeoutMs: 2000,
+    timeoutMs: 2000, // per tool call
+    deadlineMs: 30_000, // the whole run, LLM included
     // The agent's LLM would answer here; this one hands the refund to a person.
     escalate: async (request) => ({ decision: 'hand_off', to: `support (${request.reason})` }),
-    onEvent: (e) => console.log(`${String(e.at - t0).padStart(5)} ms  ${e.event.padEnd(14)} ${describe(e)}`),
+    onEvent: (e) => {
+      t0 ??= e.at;
+      console.log(`${String(e.at - t0).padStart(5)} ms  ${e.event.padEnd(14)} ${describe(e)}`);
+    },
   },
 );
 

@@ -4,7 +4,8 @@
 // the field. The last test checks that none of it trapped the wasm instance.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Router, VirtualTime, refundGraph, okTools, names, expectCode } from './helpers.mjs';
+import { spawnSync } from 'node:child_process';
+import { Router, VirtualTime, PKG, refundGraph, okTools, names, expectCode } from './helpers.mjs';
 
 const BACKUP = ['start', 'crm', 'razorpay', 'email', 'done'];
 
@@ -166,9 +167,11 @@ test('the default per-call timeout is 10 s', async (t) => {
   const seen = [];
   let calls = 0;
   let settled = false;
+  // The default clock is monotonic (not mocked): read the mocked Date instead.
   const p = Router.fromJson(refundGraph()).run(null, {
     tools: okTools({ stripe: () => { calls += 1; return new Promise(() => {}); } }),
     onEvent: (e) => seen.push(e),
+    clock: () => Date.now(),
   });
   p.then(() => { settled = true; }, () => { settled = true; });
   await flush();
@@ -357,16 +360,25 @@ test('every run settles: an escalate, a sleep or a tool that never answers, with
   const d = await Router.fromJson(refundGraph()).run(null, { tools: okTools({ stripe: never }), timeoutMs: 30 });
   assert.equal(d.outcome.status, 'completed');
   assert.deepEqual(d.outcome.path, BACKUP);
-  // A host sleep that never settles holds a retry's backoff at most a second past the wait.
+  // A host sleep that never settles: a second past the wait, the run ends, saying so.
   const g = refundGraph();
   g.nodes[2] = { id: 'stripe', stage: 'payment', retry: { attempts: 1, backoff_ms: 10, jitter: false } };
   let first = true;
+  const t1 = Date.now();
   const e = await Router.fromJson(g).run(null, {
     tools: okTools({ stripe: async () => { if (first) { first = false; return { success: false, transient: true, error: '503' }; } return {}; } }),
     sleep: never,
   });
-  assert.equal(e.outcome.status, 'completed');
-  assert.equal(e.outcome.retries, 1);
+  assert.ok(Date.now() - t1 < 5_000);
+  assert.equal(e.outcome.status, 'escalated');
+  assert.equal(e.outcome.message, 'sleep(10) did not settle within 1010 ms');
+  assert.ok(e.events.some((x) => x.event === 'Escalated' && x.reason === 'deadline'));
+  assert.equal(first, false);
+  // Each expiry is an event: the escalate timeout and the deadline too.
+  for (const run of [a, b, c]) {
+    assert.equal(run.events.at(-1).event, 'Finished');
+    assert.ok(run.events.some((x) => x.event === 'Escalated' && x.reason === 'deadline'), run.outcome.message);
+  }
   // Durations a timer cannot hold are refused, not turned into 1 ms.
   for (const key of ['timeoutMs', 'escalateTimeoutMs', 'deadlineMs']) {
     await expectCode(() => Router.fromJson(refundGraph()).run(null, { tools: okTools(), [key]: 2 ** 31 }), 'bad_options', assert);
@@ -406,6 +418,135 @@ test('a later tool receives the value that was validated, not the live object', 
   const { outcome } = await Router.fromJson(g).run(null, { tools });
   assert.equal(outcome.status, 'completed');
   assert.equal(seen, 40);
+});
+
+test('a 48 MiB description is refused before anything big is built; the router stays usable', () => {
+  // In a child process, so that its memory is measured alone: before the checks came first, the
+  // core parsed all 4 million nodes (about 2 GB) before counting them.
+  const child = `
+    const { Router } = require(${JSON.stringify(`${PKG}node/shr_wasm.js`)});
+    const MiB = 1 << 20;
+    const out = {};
+    const attempt = (name, graph) => {
+      global.gc?.();
+      const before = process.memoryUsage().rss;
+      try { Router.fromJson(graph); out[name] = { accepted: true }; }
+      catch (e) { out[name] = { name: e.name, code: e.code, problems: e.problems }; }
+      out[name].grewMiB = Math.round((process.memoryUsage().rss - before) / MiB);
+    };
+    const node = '{"id":"a"},';
+    attempt('nodes', '{"nodes":[' + node.repeat(Math.floor(48 * MiB / node.length)) + '{"id":"b"}]}');
+    const edge = '{"from":"a","to":"b"},';
+    attempt('edges', '{"nodes":[{"id":"a"},{"id":"b"}],"edges":[' + edge.repeat(Math.floor(48 * MiB / edge.length)) + '{"from":"a","to":"b"}]}');
+    attempt('bytes', ' '.repeat(65 * MiB) + '{}');
+    attempt('object', { nodes: Array.from({ length: 250000 }, (_, i) => ({ id: 'n' + i })) });
+    const r = Router.fromJson({ nodes: [{ id: 's', tool: false }, { id: 't' }], edges: [{ from: 's', to: 't' }], start: 's', goal: 't' });
+    out.after = r.route().path;
+    console.log(JSON.stringify(out));
+  `;
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', child], { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 20 });
+  assert.equal(run.status, 0, run.stderr);
+  const out = JSON.parse(run.stdout);
+  const problem = (name) => {
+    assert.equal(out[name].name, 'ShrError', name);
+    assert.equal(out[name].code, 'invalid_graph', name);
+    assert.equal(out[name].problems.length, 1, name);
+    return out[name].problems[0];
+  };
+  assert.deepEqual(problem('nodes'), { kind: 'too_large', at: 'nodes', path: '/nodes', message: `${Math.floor((48 << 20) / 11) + 1} nodes, the limit is 200000` });
+  assert.deepEqual(problem('edges'), { kind: 'too_large', at: 'edges', path: '/edges', message: `${Math.floor((48 << 20) / 22) + 1} edges, the limit is 2000000` });
+  assert.deepEqual({ ...problem('bytes'), message: undefined }, { kind: 'too_large', at: 'json', path: '', message: undefined });
+  assert.match(problem('bytes').message, /description is at least 68157442 bytes, the limit is 67108864/);
+  assert.deepEqual(problem('object'), { kind: 'too_large', at: 'nodes', path: '/nodes', message: '250000 nodes, the limit is 200000' });
+  // At most the text's own copy in wasm memory (48 MiB), not the structures it describes.
+  for (const name of ['nodes', 'edges', 'bytes', 'object']) {
+    assert.ok(out[name].grewMiB < 300, `${name}: memory grew ${out[name].grewMiB} MiB`);
+  }
+  assert.deepEqual(out.after, ['s', 't']);
+});
+
+test('a later tool receives the value that was validated, even from a getter', async () => {
+  const g = refundGraph();
+  g.nodes[1] = { id: 'crm', stage: 'lookup', validators: [{ field: 'amount', min: 0 }] };
+  let reads = 0;
+  let seen;
+  const tools = okTools({
+    // The first read (the one validated) is 40; any later read would be -1.
+    crm: async () => ({ get amount() { reads += 1; return reads === 1 ? 40 : -1; } }),
+    stripe: async ({ results }) => {
+      seen = [results.crm.amount, results.crm.amount];
+      return {};
+    },
+  });
+  const { outcome } = await Router.fromJson(g).run(null, { tools });
+  assert.equal(outcome.status, 'completed');
+  assert.deepEqual(seen, [40, 40]);
+  assert.equal(reads, 1, 'the getter was read once, for the value validated');
+});
+
+test('use after free throws a ShrError with code freed, for every method and getter', async () => {
+  const r = Router.fromJson(refundGraph());
+  const s = r.session(null, 0);
+  s.free();
+  r.free();
+  for (const call of [
+    () => r.route(), () => r.markDown('stripe'), () => r.markUp('stripe'), () => r.record('stripe', { ok: true }),
+    () => r.health('stripe'), () => r.session(), () => r.metrics(), () => r.tools(), () => r.toJson(),
+    () => r.warnings, () => r.run(null, { tools: okTools() }),
+    () => s.next(0), () => s.report('crm', { result: 'ok' }, 0), () => s.resolveEscalation({ decision: 'approve' }, 0),
+    () => s.events(), () => s.pollEvents(), () => s.outcome(), () => s.escalation(), () => s.isFinished,
+  ]) {
+    const e = await expectCode(call, 'freed', assert);
+    assert.match(e.message, /this object was freed/);
+  }
+  // Freeing twice is harmless.
+  assert.doesNotThrow(() => { r.free(); s.free(); });
+});
+
+test('a wall clock stepping back an hour during a retry changes no backoff', async () => {
+  const g = refundGraph();
+  g.nodes[2] = { id: 'stripe', stage: 'payment', retry: { attempts: 1, backoff_ms: 200, jitter: false } };
+  const HOUR = 3_600_000;
+  const calledAt = [];
+  const tools = (step) => okTools({
+    stripe: async ({ attempt }) => {
+      calledAt.push(performance.now());
+      if (attempt === 1) {
+        step(); // the wall clock is set back an hour while the retry waits
+        return { success: false, error: '503', transient: true };
+      }
+      return { refund: 'rf_1' };
+    },
+  });
+  // A host clock that steps back.
+  let back = 0;
+  const clock = () => Date.now() - back;
+  const a = await Router.fromJson(g).run(null, { tools: tools(() => { back = HOUR; }), clock });
+  assert.equal(a.outcome.status, 'completed');
+  assert.equal(a.outcome.retries, 1);
+  const waited = calledAt[1] - calledAt[0];
+  assert.ok(waited >= 190 && waited < 1_500, `the backoff took ${waited} ms`);
+  assert.equal(a.events.find((e) => e.event === 'Retried').attempt, 2);
+
+  // The default clock is monotonic: Date.now() stepping back moves neither the backoff, nor
+  // event times, nor a breaker's cooldown.
+  calledAt.length = 0;
+  const realNow = Date.now;
+  try {
+    const r = Router.fromJson(g, { config: { breaker: { cooldownMs: 100 } } });
+    const b = await r.run(null, { tools: tools(() => { Date.now = () => realNow() - HOUR; }) });
+    assert.equal(b.outcome.status, 'completed');
+    const waitedB = calledAt[1] - calledAt[0];
+    assert.ok(waitedB >= 190 && waitedB < 1_500, `the backoff took ${waitedB} ms`);
+    const at = b.events.map((e) => e.at);
+    assert.deepEqual(at, [...at].sort((x, y) => x - y), 'event times never go back');
+    r.markDown('email');
+    assert.equal(r.health('email').state, 'open');
+    await new Promise((res) => setTimeout(res, 150));
+    assert.equal(r.health('email').state, 'half_open', 'the cooldown ended on time');
+  } finally {
+    Date.now = realNow;
+  }
 });
 
 test('the module survives all of the above: nothing trapped', async () => {

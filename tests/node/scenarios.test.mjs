@@ -50,6 +50,13 @@ for (const f of fixtures) {
       }),
     );
     assert.equal(escalations.length, 0, 'every recorded escalation was asked');
+    // One convention: every key JS reads is camelCase, over every event kind the scenarios make.
+    const keys = (v, out = []) => {
+      if (Array.isArray(v)) v.forEach((x) => keys(x, out));
+      else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) { out.push(k); keys(x, out); }
+      return out;
+    };
+    assert.deepEqual(keys([events, outcome, f.escalations.map((e) => e.request)]).filter((k) => k.includes('_')), []);
     assert.deepEqual(events, f.events);
     assert.deepEqual(streamed, f.events, 'onEvent saw the same stream');
     assert.deepEqual(outcome, f.outcome);

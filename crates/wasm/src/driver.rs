@@ -6,11 +6,17 @@
 //! again; on `escalate` await the host's `escalate(request)` and pass its decision back; on
 //! `finished` resolve. New events go to `onEvent` after every step.
 //!
+//! Every wait is bounded, so a run always settles: a tool by `timeoutMs` (its failure), a
+//! backoff or pause by its duration (a host `sleep` a second past it), `escalate` by
+//! `escalateTimeoutMs` and everything by `deadlineMs`. A wait that expires ends the run through
+//! the core's `abandon`: an `Escalated` event of reason `deadline` and an outcome saying which.
+//!
 //! What a tool did becomes a result like this (never a trap):
 //! - threw or rejected -> service failure, permanent, message = the error's message;
 //! - did not settle within `timeoutMs` (default 10 s) -> service failure, transient;
 //! - returned `{success: false, error, category, agentAction, transient}` -> that failure
-//!   (seed 003); a category other than input/service/policy is malformed data;
+//!   (seed 003, whose `agent_action` is read too); a key it does not know or a category other
+//!   than input/service/policy is malformed data;
 //! - returned something JSON cannot hold (a cycle, a BigInt, a function) -> service failure,
 //!   permanent ("malformed data");
 //! - returned anything else -> success with that output (`undefined` is `null`), which the
@@ -28,7 +34,7 @@ use shr_core::{Action, Category, Decision, Outcome, Run, ToolFailure, ToolResult
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{from_js, get, is_nullish, only_keys, opt_fn, stringify, to_js};
+use crate::convert::{from_js_camel, get, is_nullish, only_keys, opt_fn, stringify, to_js, tool_failure};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, read_clock, task_error, Inner};
 
@@ -152,8 +158,41 @@ struct InFlight {
 }
 
 enum Phase {
-    Backoff(JsFuture),
+    Backoff(Sleep),
     Running { fut: JsFuture, timer: Option<JsValue>, sentinel: Object },
+}
+
+/// A wait of `ms` (a duration: a clock that steps back changes nothing), through the host's
+/// `sleep` or a timer. A host `sleep` is bounded: if it has not settled a second after the wait,
+/// the wait has expired and the run ends, saying so.
+struct Sleep {
+    ms: f64,
+    fut: JsFuture,
+    /// The timer of the wait (no host `sleep`) or of its bound.
+    timer: JsValue,
+    /// What the bound resolves with, when there is a host `sleep`.
+    expired: Option<JsValue>,
+}
+
+/// How long a host `sleep` may take past the wait it was asked for.
+const SLEEP_GRACE_MS: f64 = 1_000.0;
+
+impl Sleep {
+    /// `Ok(())` when the wait is over, `Err` with the reason when the run must end.
+    fn ended(&self, r: Result<JsValue, JsValue>) -> Result<(), End> {
+        clear_timeout(&self.timer);
+        match r {
+            Err(e) => {
+                Err(End::Failed(ShrError::new("bad_options", format!("sleep() failed: {}", message_of(&e)))))
+            }
+            Ok(v) if self.expired.as_ref().is_some_and(|x| Object::is(&v, x)) => Err(End::Expired(format!(
+                "sleep({}) did not settle within {} ms",
+                self.ms,
+                self.ms + SLEEP_GRACE_MS
+            ))),
+            Ok(_) => Ok(()),
+        }
+    }
 }
 
 /// What a settled call gave.
@@ -161,6 +200,21 @@ enum Settled {
     Value(JsValue),
     Threw(JsValue),
     TimedOut,
+}
+
+/// Why a run stops before the core finishes it.
+enum End {
+    /// A wait expired (the run's deadline, `escalate`'s or a `sleep`'s bound): the core ends the
+    /// run, escalated, with this reason in an event and in the outcome.
+    Expired(String),
+    /// The host broke the contract: the run rejects.
+    Failed(ShrError),
+}
+
+impl From<ShrError> for End {
+    fn from(e: ShrError) -> End {
+        End::Failed(e)
+    }
 }
 
 pub(crate) fn run(inner: Rc<RefCell<Inner>>, task: JsValue, options: JsValue) -> Promise {
@@ -223,23 +277,21 @@ struct Deadline {
     sentinel: JsValue,
 }
 
-/// What a wait ended with.
-enum Waited<T> {
-    Done(T),
-    /// The run's deadline passed first.
-    Deadline,
+impl Deadline {
+    fn passed(&self) -> End {
+        End::Expired(format!("the run's deadline of {} ms passed", self.ms))
+    }
 }
 
 impl Host {
     async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, ShrError> {
-        let outcome = self.steps(inner, run).await?;
-        match outcome {
-            Waited::Done(o) => Ok(o),
-            Waited::Deadline => {
-                // Every wait ends at the deadline: the run ends there, explicitly.
-                let ms = self.deadline.as_ref().map_or(0.0, |d| d.ms);
+        match self.steps(inner, run).await {
+            Ok(o) => Ok(o),
+            Err(End::Failed(e)) => Err(e),
+            Err(End::Expired(why)) => {
+                // A wait that expired ends the run there, explicitly: calls in flight are given
+                // back, an `Escalated` event of reason `deadline` says why, and the run resolves.
                 let now = self.opts.now()?;
-                let why = format!("the run's deadline of {ms} ms passed");
                 inner.borrow_mut().router.abandon(run, &why, now).map_err(ShrError::session)?;
                 self.emit(run);
                 run.outcome()
@@ -249,13 +301,13 @@ impl Host {
         }
     }
 
-    async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Waited<Outcome>, ShrError> {
+    async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, End> {
         loop {
             let now = self.opts.now()?;
             let action = inner.borrow_mut().router.next(run, now).map_err(ShrError::session)?;
             self.emit(run);
             match action {
-                Action::Finished { outcome } => return Ok(Waited::Done(outcome)),
+                Action::Finished { outcome } => return Ok(outcome),
                 Action::CallTools { calls } => {
                     let now = self.opts.now()?;
                     for call in calls {
@@ -278,25 +330,22 @@ impl Host {
                     // spent rate limit): look again after a short wait, which the core bounds.
                     let now = self.opts.now()?;
                     let mut wait = self.sleep(until.saturating_sub(now).max(1) as f64);
-                    match self.or_deadline(&mut wait).await {
-                        Waited::Deadline => return Ok(Waited::Deadline),
-                        Waited::Done(Err(e)) => {
-                            return Err(ShrError::new(
-                                "bad_options",
-                                format!("sleep() failed: {}", message_of(&e)),
-                            ))
+                    match self.or_deadline(&mut wait.fut).await {
+                        Ok(r) => wait.ended(r)?,
+                        Err(end) => {
+                            clear_timeout(&wait.timer);
+                            return Err(end);
                         }
-                        Waited::Done(Ok(_)) => {}
                     }
                 }
                 Action::Wait => {
                     if self.in_flight.is_empty() {
                         // The core waits only while calls are in flight; this guards a host loop.
-                        return Err(ShrError::new("internal", "the session waits but no call is in flight"));
+                        return Err(
+                            ShrError::new("internal", "the session waits but no call is in flight").into()
+                        );
                     }
-                    let Waited::Done((i, settled)) = self.settle_one().await? else {
-                        return Ok(Waited::Deadline);
-                    };
+                    let (i, settled) = self.settle_one().await?;
                     let call = self.in_flight.remove(i);
                     if let Phase::Running { timer: Some(t), .. } = &call.phase {
                         clear_timeout(t);
@@ -319,44 +368,8 @@ impl Host {
                     let decision = match &self.opts.escalate {
                         None => Decision::Abort { message: "no escalate callback was given".into() },
                         Some(f) => {
-                            let req = to_js(&request)?;
-                            let answer = match f.call1(&JsValue::UNDEFINED, &req) {
-                                Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
-                                Err(e) => promise_reject(&e),
-                            };
-                            // An answer that never comes must not hold the run forever.
-                            let late: JsValue = Object::new().into();
-                            let racers = Array::of1(&answer);
-                            let mut timer_id = None;
-                            if let Some(ms) = self.opts.escalate_timeout_ms {
-                                let (p, id) = timer(ms, &late);
-                                racers.push(&p);
-                                timer_id = Some(id);
-                            }
-                            if let Some(d) = &self.deadline {
-                                racers.push(&d.promise);
-                            }
-                            let answer = JsFuture::from(promise_race(&racers)).await;
-                            if let Some(id) = timer_id {
-                                clear_timeout(&id);
-                            }
-                            let answer = answer.map_err(|e| {
-                                ShrError::new(
-                                    "escalation_failed",
-                                    format!("escalate() failed: {}", message_of(&e)),
-                                )
-                            })?;
-                            if self.deadline.as_ref().is_some_and(|d| Object::is(&answer, &d.sentinel)) {
-                                return Ok(Waited::Deadline);
-                            }
-                            if Object::is(&answer, &late) {
-                                let ms = self.opts.escalate_timeout_ms.unwrap_or(0.0);
-                                Decision::Abort {
-                                    message: format!("escalate() did not answer within {ms} ms"),
-                                }
-                            } else {
-                                parse_decision(&answer)?
-                            }
+                            let f = f.clone();
+                            self.ask(&f, &to_js(&request)?).await?
                         }
                     };
                     let now = self.opts.now()?;
@@ -369,6 +382,42 @@ impl Host {
                 }
             }
         }
+    }
+
+    /// Asks the host's `escalate` and waits for its decision, at most `escalateTimeoutMs` and
+    /// never past the run's deadline.
+    async fn ask(&mut self, escalate: &Function, request: &JsValue) -> Result<Decision, End> {
+        let answer = match escalate.call1(&JsValue::UNDEFINED, request) {
+            Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
+            Err(e) => promise_reject(&e),
+        };
+        // An answer that never comes must not hold the run forever.
+        let late: JsValue = Object::new().into();
+        let racers = Array::of1(&answer);
+        let mut timer_id = None;
+        if let Some(ms) = self.opts.escalate_timeout_ms {
+            let (p, id) = timer(ms, &late);
+            racers.push(&p);
+            timer_id = Some(id);
+        }
+        if let Some(d) = &self.deadline {
+            racers.push(&d.promise);
+        }
+        let answer = JsFuture::from(promise_race(&racers)).await;
+        if let Some(id) = timer_id {
+            clear_timeout(&id);
+        }
+        let answer = answer.map_err(|e| {
+            ShrError::new("escalation_failed", format!("escalate() failed: {}", message_of(&e)))
+        })?;
+        if let Some(d) = self.deadline.as_ref().filter(|d| Object::is(&answer, &d.sentinel)) {
+            return Err(d.passed());
+        }
+        if Object::is(&answer, &late) {
+            let ms = self.opts.escalate_timeout_ms.unwrap_or(0.0);
+            return Err(End::Expired(format!("escalate() did not answer within {ms} ms")));
+        }
+        Ok(parse_decision(&answer)?)
     }
 
     /// Takes the run's new events, keeps them for the result and streams them to `onEvent`. A
@@ -384,33 +433,36 @@ impl Host {
     }
 
     /// Waits `ms` (a duration, so a clock that steps back changes nothing): the host's `sleep`,
-    /// or a timer. A host `sleep` that never settles holds the run no longer than the wait
-    /// itself (and a second, for a slow host).
-    fn sleep(&self, ms: f64) -> JsFuture {
+    /// bounded by a timer `SLEEP_GRACE_MS` past the wait, or a timer.
+    fn sleep(&self, ms: f64) -> Sleep {
         let ms = ms.min(MAX_TIMER_MS);
-        let p = match &self.opts.sleep {
+        match &self.opts.sleep {
             Some(f) => {
                 let asked = match f.call1(&JsValue::UNDEFINED, &JsValue::from_f64(ms)) {
                     Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
                     Err(e) => promise_reject(&e),
                 };
-                let (bound, _) = timer((ms + 1_000.0).min(MAX_TIMER_MS), &JsValue::UNDEFINED);
-                promise_race(&Array::of2(&asked, &bound))
+                let expired: JsValue = Object::new().into();
+                let (bound, timer) = timer((ms + SLEEP_GRACE_MS).min(MAX_TIMER_MS), &expired);
+                let fut = JsFuture::from(promise_race(&Array::of2(&asked, &bound)));
+                Sleep { ms, fut, timer, expired: Some(expired) }
             }
-            None => timer(ms, &JsValue::UNDEFINED).0,
-        };
-        JsFuture::from(p)
+            None => {
+                let (p, timer) = timer(ms, &JsValue::UNDEFINED);
+                Sleep { ms, fut: JsFuture::from(p), timer, expired: None }
+            }
+        }
     }
 
     /// Waits for `fut`, or the run's deadline, whichever comes first.
-    async fn or_deadline(&mut self, fut: &mut JsFuture) -> Waited<Result<JsValue, JsValue>> {
+    async fn or_deadline(&mut self, fut: &mut JsFuture) -> Result<Result<JsValue, JsValue>, End> {
         poll_fn(|cx| {
             if let Some(d) = &mut self.deadline {
                 if Pin::new(&mut d.future).poll(cx).is_ready() {
-                    return Poll::Ready(Waited::Deadline);
+                    return Poll::Ready(Err(d.passed()));
                 }
             }
-            Pin::new(&mut *fut).poll(cx).map(Waited::Done)
+            Pin::new(&mut *fut).poll(cx).map(Ok)
         })
         .await
     }
@@ -445,11 +497,8 @@ impl Host {
         let (p, timer) = match self.opts.timeout_ms {
             None => (p, None),
             Some(ms) => {
-                let mut timer = JsValue::UNDEFINED;
-                let timeout = Promise::new(&mut |resolve, _reject| {
-                    timer = set_timeout(&resolve, ms, &sentinel);
-                });
-                (promise_race(&Array::of2(&p, &timeout)), Some(timer))
+                let (timeout, id) = timer(ms, &sentinel);
+                (promise_race(&Array::of2(&p, &timeout)), Some(id))
             }
         };
         Phase::Running { fut: JsFuture::from(p), timer, sentinel }
@@ -472,30 +521,29 @@ impl Host {
 
     /// Waits for the first call in flight to settle (in call order among those already
     /// settled). A call whose backoff ends is started and waited for like the others.
-    async fn settle_one(&mut self) -> Result<Waited<(usize, Settled)>, ShrError> {
+    async fn settle_one(&mut self) -> Result<(usize, Settled), End> {
         loop {
-            let polled = poll_fn(|cx| {
+            let (i, r, backoff) = poll_fn(|cx| {
                 if let Some(d) = &mut self.deadline {
                     if Pin::new(&mut d.future).poll(cx).is_ready() {
-                        return Poll::Ready(None);
+                        return Poll::Ready(Err(d.passed()));
                     }
                 }
                 for (i, c) in self.in_flight.iter_mut().enumerate() {
                     let (fut, backoff) = match &mut c.phase {
-                        Phase::Backoff(f) => (f, true),
+                        Phase::Backoff(s) => (&mut s.fut, true),
                         Phase::Running { fut, .. } => (fut, false),
                     };
                     if let Poll::Ready(r) = Pin::new(fut).poll(cx) {
-                        return Poll::Ready(Some((i, r, backoff)));
+                        return Poll::Ready(Ok((i, r, backoff)));
                     }
                 }
                 Poll::Pending
             })
-            .await;
-            let Some((i, r, backoff)) = polled else { return Ok(Waited::Deadline) };
+            .await?;
             if backoff {
-                if let Err(e) = r {
-                    return Err(ShrError::new("bad_options", format!("sleep() failed: {}", message_of(&e))));
+                if let Phase::Backoff(s) = &self.in_flight[i].phase {
+                    s.ended(r)?;
                 }
                 let now = self.opts.now()?;
                 let (tool, attempt) = (self.in_flight[i].tool.clone(), self.in_flight[i].attempt);
@@ -510,7 +558,7 @@ impl Host {
                     _ => Settled::Value(v),
                 },
             };
-            return Ok(Waited::Done((i, settled)));
+            return Ok((i, settled));
         }
     }
 
@@ -529,7 +577,7 @@ impl Host {
                 fail(Category::Service, true, format!("`{tool}` did not settle within {ms} ms"), None)
             }
             Settled::Threw(e) => fail(Category::Service, false, message_of(&e), None),
-            Settled::Value(v) => match structured_failure(&v) {
+            Settled::Value(v) => match tool_failure(&v) {
                 Ok(Some(f)) => ToolFailure { latency_ms, ..f },
                 Err(m) => {
                     fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
@@ -547,74 +595,23 @@ impl Host {
         (ToolResult::Err(failure), JsValue::UNDEFINED)
     }
 
-    /// Clears the timers of calls still in flight when the run ends (a finished session does
-    /// not wait for them; their results are ignored).
+    /// Clears the timers of the run and of calls still in flight when it ends (a finished run
+    /// does not wait for them; their results are ignored), so that nothing of it keeps a host's
+    /// event loop alive.
     fn abandon(&mut self) {
         if let Some(d) = &self.deadline {
             clear_timeout(&d.timer);
         }
         for c in self.in_flight.drain(..) {
-            if let Phase::Running { timer: Some(t), .. } = &c.phase {
-                clear_timeout(t);
+            match &c.phase {
+                Phase::Running { timer: Some(t), .. } => clear_timeout(t),
+                Phase::Running { timer: None, .. } => {}
+                Phase::Backoff(s) => clear_timeout(&s.timer),
             }
         }
     }
 }
 
-/// `{success: false, ...}` as a failure (seed 003), `Ok(None)` for anything else, `Err` when
-/// it claims to be a failure but is malformed.
-fn structured_failure(v: &JsValue) -> Result<Option<ToolFailure>, String> {
-    if !v.is_object() || Array::is_array(v) {
-        return Ok(None);
-    }
-    let field = |k: &str| {
-        js_sys::Reflect::get(v, &JsValue::from_str(k))
-            .map_err(|e| format!("reading `{k}` threw: {}", message_of(&e)))
-    };
-    if field("success")?.as_bool() != Some(false) {
-        return Ok(None);
-    }
-    let category = field("category")?;
-    let category = if is_nullish(&category) {
-        Category::Service
-    } else {
-        match category.as_string().as_deref() {
-            Some("input") => Category::Input,
-            Some("service") => Category::Service,
-            Some("policy") => Category::Policy,
-            _ => return Err("category must be 'input', 'service' or 'policy'".into()),
-        }
-    };
-    let text = |k: &str| -> Result<Option<String>, String> {
-        let x = field(k)?;
-        if is_nullish(&x) {
-            Ok(None)
-        } else if let Some(s) = x.as_string() {
-            Ok(Some(s))
-        } else {
-            Ok(Some(stringify(&x).ok().flatten().unwrap_or_else(|| message_of(&x))))
-        }
-    };
-    let transient = field("transient")?;
-    let transient = if is_nullish(&transient) {
-        false
-    } else {
-        transient.as_bool().ok_or("transient must be a boolean")?
-    };
-    Ok(Some(ToolFailure {
-        category,
-        transient,
-        message: text("error")?.unwrap_or_else(|| "the tool reported failure".into()),
-        // Seed 003's structured errors spell it `agent_action`; a tool may pass one through.
-        agent_action: match text("agentAction")? {
-            Some(a) => Some(a),
-            None => text("agent_action")?,
-        },
-        latency_ms: 0.0,
-    }))
-}
-
-/// A tool's return value as JSON output. `undefined` is `null`.
 /// A tool's return value as JSON output (`undefined` is `null`), and the same value as a fresh
 /// JS copy of that JSON (what later tools receive).
 fn output_of(v: &JsValue) -> Result<(Value, JsValue), String> {
@@ -640,5 +637,5 @@ pub(crate) fn parse_decision(v: &JsValue) -> Result<Decision, ShrError> {
             "decision must be an object {decision: 'demote'|'approve'|'abort'|'hand_off', ...}",
         ));
     }
-    from_js(v, "decision", "bad_decision")
+    from_js_camel(v, "decision", "bad_decision", &[])
 }

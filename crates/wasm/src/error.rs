@@ -34,13 +34,13 @@ impl ShrError {
 
     /// `invalid_graph` for a description that never reached the core (not serializable).
     pub fn graph_text(message: String) -> Self {
+        ShrError::graph_problem(ProblemKind::MalformedJson, "json", "", message)
+    }
+
+    /// `invalid_graph` with one problem found before the description reached the core.
+    pub fn graph_problem(kind: ProblemKind, at: &str, path: &str, message: String) -> Self {
         ShrError::graph(&GraphError {
-            problems: vec![Problem {
-                kind: ProblemKind::MalformedJson,
-                at: "json".into(),
-                path: String::new(),
-                message,
-            }],
+            problems: vec![Problem { kind, at: at.into(), path: path.into(), message }],
         })
     }
 

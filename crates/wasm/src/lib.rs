@@ -6,14 +6,16 @@
 //!
 //! - [`Router`]: the core's `Router` (a validated tool graph with one live health, shared by
 //!   every run and session). `route`, `markDown`, `markUp`,
-//!   `record`, `health`, and `run(task, {tools, escalate, onEvent, timeoutMs, clock, sleep})`,
-//!   which drives a core session with async JS tool functions (see [`driver`]). `route` has a JS
+//!   `record`, `health`, `metrics`, and `run(task, {tools, escalate, onEvent, timeoutMs,
+//!   escalateTimeoutMs, deadlineMs, clock, sleep})`, which drives a core run with async JS tool
+//!   functions (see [`driver`]). `route` has a JS
 //!   half, put on `Router.prototype` by the first router built, so that a route crosses the
 //!   boundary once with numbers only.
 //! - [`Session`]: a run of the core's sans-IO session on a router (`next`, `report`,
 //!   `resolveEscalation`, `pollEvents`), for hosts that drive it themselves.
 //!
-//! Errors reaching JS are `Error`s named `ShrError` with a stable `code` (see [`error`]).
+//! Errors reaching JS are `Error`s named `ShrError` with a stable `code` (see [`error`]). Keys
+//! are camelCase in JS both ways, mapped in [`convert`] and nowhere else.
 #![forbid(unsafe_code)]
 
 pub mod convert;
@@ -31,9 +33,7 @@ use shr_core::health::{BreakerState, Factors};
 use shr_core::{Monitors, NodeIx, Observation, SessionConfig, Task, ToolGraph, ToolResult};
 use wasm_bindgen::prelude::*;
 
-use convert::{
-    from_js, from_js_camel, get, is_nullish, millis, only_keys, opt_fn, stringify, to_js, to_js_as_is,
-};
+use convert::{from_js_camel, get, is_nullish, millis, number_arg, only_keys, opt_fn, to_js, to_js_as_is};
 use error::ShrError;
 
 /// What a router holds: the core router (graph, one live health, limits), the host's clock and
@@ -108,14 +108,29 @@ export function route_object(state, cost) {
   for (let j = 0, k = at + nodes; k < end; j++, k += 2) edges[j] = [ids[v[k]], ids[v[k + 1]]];
   return { path, edges, cost };
 }
+// The default clock: milliseconds since the epoch that never step back (the time origin plus a
+// monotonic clock), so a wall clock set back an hour moves no cooldown, window or backoff.
+const ORIGIN = typeof performance === 'object' && performance !== null && typeof performance.now === 'function'
+  ? (typeof performance.timeOrigin === 'number' ? performance.timeOrigin : Date.now() - performance.now())
+  : null;
+export function monotonic_now() {
+  return ORIGIN === null ? Date.now() : ORIGIN + performance.now();
+}
 function freed(name) {
   const e = new Error(`${name}: this object was freed (free() was called before)`);
   e.name = 'ShrError';
   e.code = "freed";
   return e;
 }
-// A freed object has pointer 0; wasm-bindgen would throw an Error without a code for it.
+// A freed object has pointer 0; wasm-bindgen would throw an Error without a code for it (and
+// for a second free()).
 function guard(proto) {
+  const free = proto.free;
+  const once = function free_() {
+    if (this.__wbg_ptr !== 0) free.call(this);
+  };
+  Object.defineProperty(proto, 'free', { ...Object.getOwnPropertyDescriptor(proto, 'free'), value: once });
+  if (typeof Symbol.dispose === 'symbol' && proto[Symbol.dispose] === free) proto[Symbol.dispose] = once;
   for (const name of Object.getOwnPropertyNames(proto)) {
     if (name === 'constructor' || name === 'free' || name === 'route' || name.startsWith('__')) continue;
     const d = Object.getOwnPropertyDescriptor(proto, name);
@@ -167,6 +182,7 @@ extern "C" {
     fn node_index(state: &JsValue, id: &JsValue) -> i32;
     fn route_object(state: &JsValue, cost: f64) -> JsValue;
     fn install_route(witness: JsValue);
+    fn monotonic_now() -> f64;
 }
 
 thread_local! {
@@ -264,10 +280,11 @@ struct ToolHealthView<'a> {
     factors: Factors,
 }
 
-/// Reads the clock: the host's function, or `Date.now()`.
+/// Reads the clock: the host's function, or a monotonic clock on the epoch's scale
+/// (`performance.timeOrigin + performance.now()`; `Date.now()` where there is no `performance`).
 pub(crate) fn read_clock(clock: Option<&Function>) -> Result<u64, ShrError> {
     let Some(f) = clock else {
-        return millis(js_sys::Date::now(), "Date.now()");
+        return millis(monotonic_now(), "the default clock");
     };
     let v = f
         .call0(&JsValue::UNDEFINED)
@@ -280,18 +297,7 @@ pub(crate) fn read_clock(clock: Option<&Function>) -> Result<u64, ShrError> {
 
 impl Router {
     fn build(graph: &JsValue, options: &JsValue) -> Result<Router, ShrError> {
-        let text = match graph.as_string() {
-            Some(text) => text,
-            None => match stringify(graph) {
-                Ok(Some(text)) => text,
-                Ok(None) => {
-                    return Err(ShrError::graph_text("the graph must be an object or JSON text".into()))
-                }
-                Err(m) => {
-                    return Err(ShrError::graph_text(format!("the graph is not serializable as JSON: {m}")))
-                }
-            },
-        };
+        let text = convert::graph_text(graph)?;
         let graph = ToolGraph::from_json(&text).map_err(|e| ShrError::graph(&e))?;
         let (config, clock) = if is_nullish(options) {
             (SessionConfig::default(), None)
@@ -431,8 +437,9 @@ impl Router {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "string | null")] start: &JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "string | null")] goal: &JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: Option<f64>,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<JsValue, JsValue> {
+        let now = number_arg(now, "now", "bad_clock")?;
         let mut state = JsValue::NULL;
         let cost = self.route_between(now, |graph, routing| {
             let js = RouteJs::cached(routing, graph)?;
@@ -488,10 +495,10 @@ impl Router {
     pub fn mark_down(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
-        now: Option<f64>,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
-        let now = self.now(now)?;
+        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
         self.inner.borrow_mut().router.mark_down(v, now);
         Ok(self.health_view(v, now)?)
     }
@@ -502,10 +509,10 @@ impl Router {
     pub fn mark_up(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
-        now: Option<f64>,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
-        let now = self.now(now)?;
+        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
         self.inner.borrow_mut().router.mark_up(v);
         Ok(self.health_view(v, now)?)
     }
@@ -521,7 +528,7 @@ impl Router {
         #[wasm_bindgen(unchecked_param_type = "RecordOutcome")] outcome: JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
-        let rec: RecordOutcome = from_js(&outcome, "outcome", "bad_record")?;
+        let rec: RecordOutcome = from_js_camel(&outcome, "outcome", "bad_record", &[])?;
         if rec.latency_ms.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
             return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0").into());
         }
@@ -540,18 +547,21 @@ impl Router {
     pub fn health(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
-        now: Option<f64>,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
-        let now = self.now(now)?;
+        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
         Ok(self.health_view(v, now)?)
     }
 
     /// The router's counters (calls, failures, retries, sheds per tool; reroutes, escalations,
     /// runs) and gauges (breaker state, calls in flight, live weight) in the Prometheus text
     /// exposition format, for a `/metrics` endpoint.
-    pub fn metrics(&self, now: Option<f64>) -> Result<String, JsValue> {
-        let now = self.now(now)?;
+    pub fn metrics(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
+    ) -> Result<String, JsValue> {
+        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
         Ok(self.inner.borrow_mut().router.metrics(now))
     }
 
@@ -564,11 +574,7 @@ impl Router {
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: JsValue,
     ) -> Result<Session, JsValue> {
         let task = parse_task(&task)?;
-        let now = if is_nullish(&now) {
-            self.now(None)?
-        } else {
-            self.now(Some(now.as_f64().ok_or_else(|| ShrError::new("bad_clock", "now must be a number"))?))?
-        };
+        let now = self.now(number_arg(&now, "now", "bad_clock")?)?;
         let run = self.inner.borrow_mut().router.start(task, now).map_err(task_error)?;
         Ok(Session { router: self.shared(), run })
     }
@@ -588,9 +594,9 @@ impl Router {
     }
 }
 
-/// The JS shape of `record`'s outcome.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// `record`'s outcome (`{ok, latencyMs?, hard?, at?}` in JS, mapped by `from_js_camel`).
+#[derive(serde::Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
 struct RecordOutcome {
     ok: bool,
     #[serde(default)]
@@ -599,6 +605,14 @@ struct RecordOutcome {
     hard: bool,
     #[serde(default)]
     at: Option<f64>,
+}
+
+/// A `now` a session method needs: a number of milliseconds, else `bad_clock`.
+fn required_now(now: &JsValue) -> Result<u64, ShrError> {
+    match number_arg(now, "now", "bad_clock")? {
+        Some(x) => millis(x, "now"),
+        None => Err(ShrError::new("bad_clock", "now must be a number of milliseconds, not nullish")),
+    }
 }
 
 /// A tool id from JS. wasm-bindgen would read a non-string as string memory (and trap), so ids
@@ -621,7 +635,7 @@ pub(crate) fn parse_task(task: &JsValue) -> Result<Task, ShrError> {
     if !task.is_object() || js_sys::Array::is_array(task) {
         return Err(ShrError::new("bad_task", "task must be an object {goal?, start?, context?}"));
     }
-    from_js(task, "task", "bad_task")
+    from_js_camel(task, "task", "bad_task", &["context"])
 }
 
 /// A session could not be made from a task: the task names a node the graph does not have.
@@ -647,8 +661,11 @@ impl Session {
     /// What to do now: `{action: 'call_tools', calls}`, `{action: 'wait'}`,
     /// `{action: 'escalate', request}` or `{action: 'finished', outcome}`.
     #[wasm_bindgen(unchecked_return_type = "Action")]
-    pub fn next(&mut self, now: f64) -> Result<JsValue, JsValue> {
-        let now = millis(now, "now")?;
+    pub fn next(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number")] now: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = required_now(now)?;
         let action = self.router.borrow_mut().router.next(&mut self.run, now).map_err(ShrError::session)?;
         Ok(to_js(&action)?)
     }
@@ -659,10 +676,10 @@ impl Session {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "ToolResult")] result: JsValue,
-        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "number")] now: &JsValue,
     ) -> Result<(), JsValue> {
         let tool = tool_id(&tool)?;
-        let now = millis(now, "now")?;
+        let now = required_now(now)?;
         let result: ToolResult = from_js_camel(&result, "result", "bad_result", &["output"])?;
         let mut inner = self.router.borrow_mut();
         inner.router.report(&mut self.run, &tool, result, now).map_err(|e| ShrError::session(e).into_js())
@@ -673,9 +690,9 @@ impl Session {
     pub fn resolve_escalation(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Decision")] decision: JsValue,
-        now: f64,
+        #[wasm_bindgen(unchecked_param_type = "number")] now: &JsValue,
     ) -> Result<(), JsValue> {
-        let now = millis(now, "now")?;
+        let now = required_now(now)?;
         let decision = driver::parse_decision(&decision)?;
         let mut inner = self.router.borrow_mut();
         inner
@@ -686,8 +703,19 @@ impl Session {
 
     /// Events not yet taken by `pollEvents`, from sequence number `since` on (all when omitted).
     #[wasm_bindgen(unchecked_return_type = "ShrEvent[]")]
-    pub fn events(&self, since: Option<u32>) -> Result<JsValue, JsValue> {
-        Ok(to_js(self.run.events_since(since.unwrap_or(0)))?)
+    pub fn events(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] since: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let since = match number_arg(since, "since", "bad_options")? {
+            None => 0,
+            // A sequence number: `as` saturates, and no run has 2^32 events.
+            Some(x) if x >= 0.0 => x as u32,
+            Some(x) => {
+                return Err(ShrError::new("bad_options", format!("since must be >= 0, got {x}")).into())
+            }
+        };
+        Ok(to_js(self.run.events_since(since))?)
     }
 
     /// Takes the events not yet taken, oldest first: a host that takes them as it goes keeps

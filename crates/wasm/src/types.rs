@@ -1,6 +1,8 @@
-//! Hand-written TypeScript for the values that cross the boundary as plain objects. The field
-//! names are the core's serde names (snake_case), so events and outcomes read the same in JS,
-//! in Rust and in the JSON-lines log.
+//! Hand-written TypeScript for the values that cross the boundary as plain objects. One
+//! convention: keys are camelCase both ways (mapped in `convert.rs`, nowhere else); string
+//! values are the core's names (`"call_tools"`, `"half_open"`, `"hand_off"`), as in the
+//! JSON-lines log; the graph description (`GraphSpec`) is a file format shared with the CLI and
+//! keeps its snake_case fields.
 
 use wasm_bindgen::prelude::*;
 
@@ -130,7 +132,11 @@ export interface SessionConfig {
 /** Any other key throws `bad_options` naming it. */
 export interface RouterOptions {
   config?: SessionConfig;
-  /** Milliseconds; default Date.now. Used by markDown/markUp/record/health/route and runs. */
+  /**
+   * Milliseconds, used by markDown/markUp/record/health/route and runs. Default: a monotonic
+   * clock on the epoch's scale (`performance.timeOrigin + performance.now()`), so that a wall
+   * clock set back moves no cooldown, window or backoff. A `now` you pass is on this clock.
+   */
   clock?: () => number;
 }
 
@@ -139,9 +145,13 @@ export interface RouterOptions {
  * field throws `bad_task` naming it (a misspelt goal would otherwise route to the graph's own).
  */
 export interface Task {
-  goal?: string;
-  start?: string;
-  /** e.g. {request: "refund please", amount: 150, known_bad: ["stripe"]} */
+  goal?: string | null;
+  start?: string | null;
+  /**
+   * Your data, passed to tools as written (keys are not mapped). The monitors read `request`
+   * (intent), the keys of the graph's `risk_rules` and `known_bad` (tool ids), e.g.
+   * {request: "refund please", amount: 150, known_bad: ["stripe"]}.
+   */
   context?: Record<string, unknown>;
 }
 
@@ -176,7 +186,10 @@ export interface EscalationRequest {
   signal?: Signal;
 }
 
-/** The answer to an escalation. abort and hand_off end the task. */
+/**
+ * The answer to an escalation. abort and hand_off end the task. A key its kind does not read
+ * (`goal` on approve) is `bad_decision` naming it.
+ */
 export type Decision =
   | { decision: "demote"; goal: string }
   | { decision: "approve" }
@@ -234,7 +247,10 @@ export type Action =
   | { action: "escalate"; request: EscalationRequest }
   | { action: "finished"; outcome: Outcome };
 
-/** Session.report's argument (camelCase keys; `output` is the tool's own data). */
+/**
+ * Session.report's argument (camelCase keys; `output` is the tool's own data). A key the kind
+ * of result does not read, or a snake_case one, is `bad_result` naming it; `null` is not given.
+ */
 export type ToolResult =
   | { result: "ok"; output?: unknown; latencyMs?: number }
   | { result: "err"; category: Category; transient?: boolean; message?: string; agentAction?: string; latencyMs?: number };
@@ -261,14 +277,18 @@ export interface ToolInput {
   results: Record<string, unknown>;
 }
 
-/** A structured failure a tool may return instead of throwing (seed 003). */
+/**
+ * A structured failure a tool may return instead of throwing (seed 003). Any other key makes it
+ * malformed data (a permanent service failure whose message names the key and keeps `error`).
+ */
 export interface ToolFailureReturn {
   success: false;
   error?: string;
   /** Default "service". */
   category?: Category;
-  /** Recovery text carried verbatim into an escalation (`agent_action`, seed 003's spelling, is read too). */
+  /** Recovery text carried verbatim into an escalation. */
   agentAction?: string;
+  /** Seed 003's spelling of `agentAction`, read too so that a tool may return its API's error verbatim (give one of the two). */
   agent_action?: string;
   /** Worth retrying (default false). */
   transient?: boolean;
@@ -294,18 +314,25 @@ export interface RunOptions {
    * 2147483647 ms (what a timer holds); more is `bad_options`.
    */
   timeoutMs?: number;
-  /** How long `escalate` may take (default 300000): past it the run ends escalated, saying so. */
+  /**
+   * How long `escalate` may take (default 300000): past it the run ends escalated, with an
+   * `Escalated` event of reason "deadline" and the outcome's message saying so.
+   */
   escalateTimeoutMs?: number;
   /**
    * The whole run's deadline in ms (default none): when it passes, calls in flight are given up,
    * an `Escalated` event of reason "deadline" names every failure seen, and the run resolves.
    */
   deadlineMs?: number;
-  /** Milliseconds (default: the router's clock, else Date.now). Pass a fake clock for replay. */
+  /**
+   * Milliseconds (default: the router's clock, else a monotonic one). Pass a fake clock for
+   * replay. Waits never read it: a backoff is slept as a duration, so a clock that steps back
+   * changes none.
+   */
   clock?: () => number;
   /**
-   * Waits a call's `delay_ms` (a retry's backoff) or a pause (default setTimeout). A sleep that
-   * never settles holds the run at most a second past the wait.
+   * Waits a call's `delayMs` (a retry's backoff) or a pause (default setTimeout). A sleep that
+   * has not settled a second past the wait ends the run like the deadline, saying so.
    */
   sleep?: (ms: number) => Promise<void>;
 }

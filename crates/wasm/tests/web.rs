@@ -91,13 +91,15 @@ fn tools(pairs: &[(&str, JsValue)]) -> Object {
 #[wasm_bindgen_test]
 fn route_takes_the_cheapest_healthy_path() {
     let r = refund_router();
-    let route = r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(0.0)).expect("routes");
+    let route = r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::from_f64(0.0)).expect("routes");
     assert_eq!(path_of(&route), r#"["start","crm","stripe","email","done"]"#);
     assert_eq!(field(&route, "cost").as_f64(), Some(3.0));
-    let partial = r.route(&JsValue::from_str("razorpay"), &JsValue::UNDEFINED, Some(0.0)).expect("routes");
+    let partial = r
+        .route(&JsValue::from_str("razorpay"), &JsValue::UNDEFINED, &JsValue::from_f64(0.0))
+        .expect("routes");
     assert_eq!(path_of(&partial), r#"["razorpay","email","done"]"#);
     assert!(r
-        .route(&JsValue::from_str("done"), &JsValue::from_str("start"), Some(0.0))
+        .route(&JsValue::from_str("done"), &JsValue::from_str("start"), &JsValue::from_f64(0.0))
         .expect("routes")
         .is_null());
 }
@@ -139,20 +141,20 @@ fn route_called_from_js_takes_the_js_half() {
 #[wasm_bindgen_test]
 fn mark_down_reroutes_and_mark_up_restores() {
     let r = refund_router();
-    let h = r.mark_down("stripe".into(), Some(0.0)).expect("stripe is a tool");
+    let h = r.mark_down("stripe".into(), &JsValue::from_f64(0.0)).expect("stripe is a tool");
     assert_eq!(field(&h, "state").as_string().as_deref(), Some("open"));
     assert!(field(&h, "weight").is_null(), "an open breaker is an infinite weight");
-    let route = r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(1.0)).expect("routes");
+    let route = r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::from_f64(1.0)).expect("routes");
     assert_eq!(path_of(&route), r#"["start","crm","razorpay","email","done"]"#);
     assert_eq!(field(&route, "cost").as_f64(), Some(4.0));
-    r.mark_down("razorpay".into(), Some(1.0)).expect("razorpay is a tool");
+    r.mark_down("razorpay".into(), &JsValue::from_f64(1.0)).expect("razorpay is a tool");
     assert!(
-        r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(2.0)).expect("routes").is_null(),
+        r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::from_f64(2.0)).expect("routes").is_null(),
         "no payment tool left"
     );
-    r.mark_up("stripe".into(), Some(3.0)).expect("stripe is a tool");
+    r.mark_up("stripe".into(), &JsValue::from_f64(3.0)).expect("stripe is a tool");
     assert_eq!(
-        path_of(&r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, Some(3.0)).expect("routes")),
+        path_of(&r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::from_f64(3.0)).expect("routes")),
         r#"["start","crm","stripe","email","done"]"#
     );
 }
@@ -173,7 +175,7 @@ fn errors_are_js_errors_with_a_code_and_the_offending_id() {
     assert!(ats.iter().any(|a| a.contains('b')), "the unknown endpoint is named: {ats:?}");
 
     let r = refund_router();
-    let err = r.mark_down("paypal".into(), Some(0.0)).expect_err("paypal is not in the graph");
+    let err = r.mark_down("paypal".into(), &JsValue::from_f64(0.0)).expect_err("paypal is not in the graph");
     assert_eq!(field(&err, "code").as_string().as_deref(), Some("unknown_tool"));
     assert_eq!(field(&err, "tool").as_string().as_deref(), Some("paypal"));
     let message = field(&err, "message").as_string().unwrap_or_default();
@@ -223,7 +225,7 @@ async fn a_run_with_js_closures_reroutes_around_a_rejecting_tool() {
     assert!(at("Rerouted") > at("ToolFailed"), "{names:?}");
     assert_eq!(names.last().map(String::as_str), Some("Finished"));
 
-    let h = r.health("stripe".into(), None).expect("stripe is a tool");
+    let h = r.health("stripe".into(), &JsValue::UNDEFINED).expect("stripe is a tool");
     assert_eq!(
         field(&h, "state").as_string().as_deref(),
         Some("open"),
