@@ -74,6 +74,7 @@ export async function open(browser, url, { width = 1280, height = 800 } = {}) {
   page.on('requestfailed', (r) => page.errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
   await page.goto(url);
   await page.waitForSelector('[data-testid="graph"] [data-node]', { timeout: 30_000 });
+  await drawn(page);
   return page;
 }
 
@@ -122,4 +123,14 @@ export async function end(page) {
 export async function pick(page, scenario) {
   await page.selectOption('[data-testid="scenario"]', scenario);
   await page.waitForFunction((s) => new URL(location.href).searchParams.get('scenario') === s, scenario);
+  await drawn(page);
+}
+
+/** Waits until the graph on the page is drawn from the layout of the graph shown (ELK lays a
+ * new graph out asynchronously, in a worker). */
+export async function drawn(page) {
+  await page.waitForFunction(() => {
+    const svg = document.querySelector('svg.graph[data-key]');
+    return !!svg && svg.dataset.key === document.querySelector('[data-testid="graph-wrap"]')?.dataset.want;
+  }, null, { timeout: 30_000 });
 }

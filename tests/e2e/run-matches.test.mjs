@@ -284,7 +284,7 @@ test('arrowheads: one per edge state, all the same size whatever the line width'
   })));
   assert.ok(markers.length >= 5, 'a marker per state');
   for (const m of markers) assert.deepEqual([m.units, m.w, m.h], ['userSpaceOnUse', '10', '10'], m.id);
-  const arrow = (name) => page.$eval(`[data-edge="${name}"] line`, (l) => getComputedStyle(l).markerEnd);
+  const arrow = (name) => page.$eval(`[data-edge="${name}"] path`, (l) => getComputedStyle(l).markerEnd);
   // At the reroute: the taken route, the plan ahead, an edge into the failed tool.
   assert.match(await arrow('crm->stripe'), /#arrow-route/);
   assert.match(await arrow('sms->refund_done'), /#arrow-route/);

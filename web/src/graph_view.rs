@@ -5,24 +5,21 @@
 
 use std::sync::Arc;
 
+use leptos::html::Div;
 use leptos::prelude::*;
 use shr_core::BreakerState;
 
-use crate::model::{label_lines, layout, num, ToolState, View};
+use crate::layout::{self, Direction, Engine, Layout, LABEL_LINE_H, NODE_H, NODE_W};
+use crate::minimap::Minimap;
+use crate::model::{label_lines, num, ToolState, View};
 use crate::state::Page;
 use crate::timeline::Moment;
+use crate::viewport::{self, Viewport};
 
-const HALF_W: f64 = 58.0;
-const HALF_H: f64 = 21.0;
-
-/// Where the segment from `a` towards `b` leaves the box around `a`.
-fn exit(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
-    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-    let tx = if dx.abs() > 1e-9 { HALF_W / dx.abs() } else { f64::INFINITY };
-    let ty = if dy.abs() > 1e-9 { HALF_H / dy.abs() } else { f64::INFINITY };
-    let t = tx.min(ty).min(1.0);
-    (a.0 + dx * t, a.1 + dy * t)
-}
+const HALF_W: f64 = NODE_W / 2.0;
+const HALF_H: f64 = NODE_H / 2.0;
+/// Above this many nodes a minimap shows the whole graph and where the view is.
+const MINIMAP_NODES: usize = 100;
 
 fn state_class(s: ToolState) -> &'static str {
     match s {
@@ -34,12 +31,96 @@ fn state_class(s: ToolState) -> &'static str {
     }
 }
 
+/// The graph: laid out by ELK (asynchronously, in a worker; "Laying out…" until then), drawn
+/// in SVG under one pan/zoom transform, with a zoom toolbar and, for big graphs, a minimap.
 #[component]
 pub fn GraphView() -> impl IntoView {
     let page = expect_context::<Page>();
-    move || {
+    let vp = Viewport::new();
+    let wrap = NodeRef::<Div>::new();
+    let drawn = RwSignal::new(None::<Arc<Layout>>);
+    let direction = RwSignal::new(Direction::for_window());
+    // The drawing's identity: a click changes the run, not the graph, and lays nothing out.
+    let want = Memo::new(move |_| page.view.with(|v| layout::key(&v.0.graph, direction.get())));
+    Effect::new(move |_| {
+        let key = want.get();
+        if let Some(l) = layout::cached(key) {
+            drawn.set(Some(l));
+            return;
+        }
+        let graph = page.view.with_untracked(|v| v.0.graph.clone());
+        let dir = direction.get_untracked();
+        leptos::task::spawn_local(async move {
+            let l = layout::compute(&graph, dir).await;
+            // A layout that finished after the user moved on to another graph is not shown.
+            if want.get_untracked() == l.key {
+                drawn.set(Some(l));
+            }
+        });
+    });
+    let stage_width = move || wrap.get_untracked().map(|w| w.client_width() as f64).unwrap_or(640.0);
+    // A new graph is fitted to the stage.
+    Effect::new(move |prev: Option<u64>| {
+        let Some(l) = drawn.get() else { return prev.unwrap_or(0) };
+        if prev != Some(l.key) {
+            let start = page.view.with_untracked(|v| v.0.graph.start());
+            let anchor = l.nodes.get(start).map(|r| r.centre()).unwrap_or((0.0, 0.0));
+            vp.set_content((l.width, l.height), anchor);
+            vp.fit(stage_width());
+        }
+        l.key
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        direction.set(Direction::for_window());
+        if vp.fitted.get_untracked() {
+            vp.fit(stage_width());
+        }
+    });
+    on_cleanup(move || resize.remove());
+    viewport::wire(wrap, vp);
+
+    let drawing = move || {
         let view = page.view.get().0;
-        render(page, view)
+        match drawn.get() {
+            Some(l) if l.key == want.get() => render(page, view, l, vp).into_any(),
+            _ => view! { <p class="layout-wait" data-testid="layout-wait">"Laying out the graph…"</p> }
+                .into_any(),
+        }
+    };
+    let minimap = move || {
+        drawn.get().filter(|l| l.nodes.len() > MINIMAP_NODES).map(|l| view! { <Minimap layout=l vp=vp /> })
+    };
+    let note = move || {
+        drawn.get().and_then(|l| match &l.engine {
+            Engine::Elk => None,
+            Engine::Fallback(why) => Some(view! {
+                <p class="note" role="status">{format!("The layout engine is unavailable ({why}); the graph is drawn on a simple grid.")}</p>
+            }),
+        })
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        if viewport::key(&vp, &ev.key(), ev.shift_key(), stage_width()) {
+            // The graph has focus: arrows pan it here rather than step the replay.
+            ev.prevent_default();
+            ev.stop_propagation();
+        }
+    };
+    view! {
+        {note}
+        <div class="graph-wrap" node_ref=wrap tabindex="0" data-testid="graph-wrap" data-want=move || want.get().to_string()
+            aria-label="Tool graph. Drag to pan; wheel, pinch or + and − to zoom; arrows pan; F fits."
+            on:keydown=on_key>
+            {drawing}
+            <div class="zoom-bar" role="toolbar" aria-label="Zoom">
+                <button data-testid="zoom-out" title="Zoom out (−)" on:click=move |_| vp.zoom(0.8)>"−"</button>
+                <button data-testid="zoom-in" title="Zoom in (+)" on:click=move |_| vp.zoom(1.25)>"+"</button>
+                <button data-testid="zoom-fit" title="Fit to view (F)" on:click=move |_| vp.fit(stage_width())>"Fit"</button>
+            </div>
+            {minimap}
+        </div>
     }
 }
 
@@ -47,30 +128,35 @@ pub fn GraphView() -> impl IntoView {
 struct Drawing {
     page: Page,
     view: Arc<View>,
-    pos: Vec<(f64, f64)>,
+    layout: Arc<Layout>,
     /// Visit counts matter once the run went back somewhere (a cyclic workflow); then every
     /// completed tool shows its count.
     show_visits: bool,
-    /// The perturbation's mode, in words, for the perturbed tool.
-    perturbation: Option<String>,
+    /// The perturbation's mode: its name on the graph, its description as the tooltip.
+    perturbation: Option<(String, String)>,
 }
 
 /// The edge states that have an arrowhead of their own colour (style.css picks one per state).
 const ARROWS: [&str; 7] = ["plain", "route", "infinite", "current", "skipped", "ghost", "revisit"];
 
-fn render(page: Page, view: Arc<View>) -> impl IntoView {
-    let pos = layout(&view.graph);
-    let view_box = view_box(&pos);
+fn render(page: Page, view: Arc<View>, layout: Arc<Layout>, vp: Viewport) -> impl IntoView {
     let perturbation = page.setup.with_untracked(|s| match &s.source {
-        crate::model::Source::Perturb { mode, .. } => Some(format!("{mode:?} {}", mode.describe())),
+        crate::model::Source::Perturb { mode, .. } => {
+            Some((format!("{mode:?}"), mode.describe().to_string()))
+        }
         _ => None,
     });
     let whole = view.moment(view.timeline.len());
+    let key = layout.key.to_string();
+    let engine = match layout.engine {
+        Engine::Elk => "elk",
+        Engine::Fallback(_) => "fallback",
+    };
     let d = Drawing {
         page,
         show_visits: !whole.revisits.is_empty() || whole.visits.iter().any(|&c| c > 1),
         perturbation,
-        pos,
+        layout,
         view,
     };
     let edges = (0..d.view.graph.edge_count()).map(|e| edge_view(&d, e)).collect_view();
@@ -85,51 +171,26 @@ fn render(page: Page, view: Arc<View>) -> impl IntoView {
         }
     });
     view! {
-        <svg class="graph" data-testid="graph" viewBox=view_box preserveAspectRatio="xMidYMid meet">
+        <svg class="graph" data-testid="graph" data-layout=engine data-key=key
+            style=move || format!("height:{:.0}px", vp.height.get())
+            data-k=move || format!("{:.4}", vp.k.get())>
             <defs>{markers}</defs>
-            <g class="edges">{edges}</g>
-            <g class="nodes">{nodes}</g>
+            <g class="viewport" transform=move || vp.transform()>
+                <g class="edges">{edges}</g>
+                <g class="nodes">{nodes}</g>
+            </g>
         </svg>
     }
 }
 
-/// The box around every node, with a margin.
-fn view_box(pos: &[(f64, f64)]) -> String {
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-    for &(x, y) in pos {
-        x0 = x0.min(x);
-        y0 = y0.min(y);
-        x1 = x1.max(x);
-        y1 = y1.max(y);
+/// An SVG path through the points.
+fn path_d(points: &[(f64, f64)]) -> String {
+    let mut d = String::new();
+    for (i, (x, y)) in points.iter().enumerate() {
+        d.push_str(if i == 0 { "M" } else { " L" });
+        d.push_str(&format!("{x:.1} {y:.1}"));
     }
-    if pos.is_empty() {
-        (x0, y0, x1, y1) = (0.0, 0.0, 100.0, 100.0);
-    }
-    let pad = 12.0;
-    format!(
-        "{} {} {} {}",
-        x0 - HALF_W - pad,
-        y0 - HALF_H - pad,
-        (x1 - x0) + 2.0 * (HALF_W + pad),
-        (y1 - y0) + 2.0 * (HALF_H + pad)
-    )
-}
-
-/// Where edge `e` is drawn: from box edge to box edge, a two-way pair side by side.
-fn edge_ends(d: &Drawing, e: usize) -> ((f64, f64), (f64, f64)) {
-    let g = &d.view.graph;
-    let edge = g.edge(e);
-    let (a, b) = (d.pos[edge.from], d.pos[edge.to]);
-    let (mut p, mut q) = (exit(a, b), exit(b, a));
-    // A two-way pair would be drawn on top of itself: shift each edge to its own side.
-    if g.find_edge(edge.to, edge.from).is_some() {
-        let (dx, dy) = (q.0 - p.0, q.1 - p.1);
-        let len = (dx * dx + dy * dy).sqrt().max(1e-9);
-        let (nx, ny) = (-dy / len * 7.0, dx / len * 7.0);
-        p = (p.0 + nx, p.1 + ny);
-        q = (q.0 + nx, q.1 + ny);
-    }
-    (p, q)
+    d
 }
 
 /// The weight label: the description cost, and the live weight when health changed it.
@@ -146,8 +207,10 @@ fn cost_text(cost: f64, w: f64) -> String {
 fn edge_view(d: &Drawing, e: usize) -> impl IntoView {
     let g = &d.view.graph;
     let edge = g.edge(e);
-    let (p, q) = edge_ends(d, e);
-    let (mx, my) = ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0);
+    let route = &d.layout.edges[e];
+    let d_attr = path_d(&route.points);
+    let label = route.label;
+    let (mx, my) = (label.x + label.w / 2.0, label.y + LABEL_LINE_H - 3.5);
     let (ghost, replay) = (d.page.ghost, d.page.replay);
     let (view, cost) = (d.view.clone(), edge.cost);
     // The weight routing uses at the replay's position.
@@ -186,9 +249,9 @@ fn edge_view(d: &Drawing, e: usize) -> impl IntoView {
     let name = format!("{}->{}", g.id(edge.from), g.id(edge.to));
     view! {
         <g class=class data-edge=name>
-            <line x1=p.0 y1=p.1 x2=q.0 y2=q.1 />
-            <text class="cost" x=mx y=my - 4.0 text-anchor="middle">{move || cost_text(cost, label_weight())}</text>
-            {move || revisits().map(|n| view! { <text class="revisits" x=mx y=my + 12.0 text-anchor="middle">{format!("↺×{n}")}</text> })}
+            <path d=d_attr />
+            <text class="cost" x=mx y=my text-anchor="middle">{move || cost_text(cost, label_weight())}</text>
+            {move || revisits().map(|n| view! { <text class="revisits" x=mx y=my + LABEL_LINE_H text-anchor="middle">{format!("↺×{n}")}</text> })}
         </g>
     }
 }
@@ -214,13 +277,14 @@ fn state_marks(state: ToolState, ran: bool) -> (&'static str, &'static str) {
 
 /// A node's label in at most two centred lines.
 fn label_view(label: &str) -> impl IntoView {
-    let lines = label_lines(label, 17);
+    let lines = label_lines(label, 16);
     let n_lines = lines.len() as f64;
     lines
         .into_iter()
         .enumerate()
         .map(|(i, l)| {
-            let dy = (i as f64 - (n_lines - 1.0) / 2.0) * 13.0 + 4.0;
+            // Centred a little below the middle: the top row has the distance and the icon.
+            let dy = (i as f64 - (n_lines - 1.0) / 2.0) * 14.0 + 8.0;
             view! { <text class="label" x="0" y=dy text-anchor="middle">{l}</text> }
         })
         .collect_view()
@@ -241,7 +305,7 @@ fn state_at(start: ToolState, m: &Moment, v: usize) -> ToolState {
 fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     let g = &d.view.graph;
     let node = g.node(v);
-    let (x, y) = d.pos[v];
+    let (x, y) = d.layout.nodes[v].centre();
     let start_state = d.view.states[v];
     let is_goal = v == g.goal();
     let (page, replay) = (d.page, d.page.replay);
@@ -283,16 +347,29 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     };
     let visits = move || replay.moment.with(|m| m.visits.get(v).copied().unwrap_or(0));
     let show_visits = d.show_visits;
-    let visit_text = move || {
-        let n = visits();
-        (show_visits && n > 0).then(|| {
-            let text = format!("{n} visit{}", if n == 1 { "" } else { "s" });
-            view! { <text class="visits" data-visits=n x=-HALF_W + 2.0 y=-HALF_H - 5.0>{text}</text> }
-        })
-    };
     let strikes = match start_state {
-        ToolState::Perturbed => d.perturbation.clone(),
+        ToolState::Perturbed => d.perturbation.as_ref().map(|(name, _)| name.clone()),
         _ => d.view.fails_after[v].filter(|&n| n > 0).map(|n| format!("fails after {n} calls")),
+    };
+    let tooltip = match start_state {
+        ToolState::Perturbed => d.perturbation.as_ref().map(|(name, what)| format!("{name}: {what}")),
+        _ => None,
+    };
+    // The band over the box that ELK keeps free: the strike, the visit count.
+    let band = move || {
+        let n = visits();
+        let visits = (show_visits && n > 0).then(|| format!("{n} visit{}", if n == 1 { "" } else { "s" }));
+        let strikes = strikes.clone();
+        (strikes.is_some() || visits.is_some()).then(|| {
+            let sep = (strikes.is_some() && visits.is_some()).then_some(" · ");
+            view! {
+                <text class="band" x="0" y=-HALF_H - 4.0 text-anchor="middle">
+                    {strikes.map(|s| view! { <tspan class="strikes">{s}</tspan> })}
+                    {sep}
+                    {visits.map(|v| view! { <tspan class="visits" data-visits=n>{v}</tspan> })}
+                </text>
+            }
+        })
     };
     let id = node.id.clone();
     let label = node.label.clone();
@@ -323,10 +400,10 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
             }>
             {shape}
             {label_view(&node.label)}
-            <text class="icon" x=HALF_W - 11.0 y=-HALF_H + 13.0 text-anchor="middle">{icon}</text>
-            <text class="dist" x="0" y=HALF_H + 13.0 text-anchor="middle">{dist}</text>
-            {strikes.map(|s| view! { <text class="strikes" x="0" y=-HALF_H - 5.0 text-anchor="middle">{s}</text> })}
-            {visit_text}
+            {tooltip.map(|t| view! { <title>{t}</title> })}
+            <text class="icon" x=HALF_W - 10.0 y=-HALF_H + 14.0 text-anchor="middle">{icon}</text>
+            <text class="dist" x=-HALF_W + 5.0 y=-HALF_H + 13.0>{dist}</text>
+            {band}
         </g>
     }
 }

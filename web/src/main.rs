@@ -5,6 +5,8 @@
 mod app;
 mod graph_view;
 mod io;
+mod layout;
+mod minimap;
 mod model;
 mod panels;
 mod pickers;
@@ -12,6 +14,7 @@ mod replay;
 mod state;
 mod timeline;
 mod url;
+mod viewport;
 mod words;
 
 fn main() {

@@ -1,0 +1,398 @@
+//! Where every box, edge and label of the tool graph is drawn: a layered (Sugiyama) layout by
+//! the Eclipse Layout Kernel (elkjs, `layered` algorithm), run in a Web Worker so the page stays
+//! responsive. ELK does the layering, the crossing minimisation, the orthogonal routing of
+//! edges around the boxes and the placement of edge labels; this module only describes the graph
+//! to it (box and label sizes, hand-placed hints) and reads its answer back.
+//!
+//! elkjs is shipped with the page (`index.html` copies `elk-api.js` and `elk-worker.min.js`
+//! from node_modules), so nothing is fetched from elsewhere. ELK is deterministic: the same graph
+//! gives the same drawing. Layouts are cached by the graph's description, so clicking tools
+//! (which changes the run, not the graph) never lays out again.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use shr_core::ToolGraph;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::model::num;
+
+/// A node's box, as drawn.
+pub const NODE_W: f64 = 124.0;
+pub const NODE_H: f64 = 50.0;
+/// The band above a tool's box that ELK keeps free for its notes ("fails after 2 calls").
+pub const BAND_H: f64 = 15.0;
+/// One line of an edge label.
+pub const LABEL_LINE_H: f64 = 15.0;
+/// Above this many nodes ELK's slower refinements are skipped, so a 500-node graph is laid out
+/// in about half a second.
+const LARGE: usize = 150;
+
+/// A rectangle, top-left corner and size, in graph units (one unit is one CSS pixel at 1:1).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    #[serde(rename = "width")]
+    pub w: f64,
+    #[serde(rename = "height")]
+    pub h: f64,
+}
+
+impl Rect {
+    pub fn centre(&self) -> (f64, f64) {
+        (self.x + self.w / 2.0, self.y + self.h / 2.0)
+    }
+}
+
+/// How one edge is drawn: a polyline from its source's box to its target's, and its label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Route {
+    pub points: Vec<(f64, f64)>,
+    pub label: Rect,
+}
+
+/// Which engine placed the drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Engine {
+    Elk,
+    /// ELK was not there or failed (the message says why): boxes on a grid, straight edges.
+    Fallback(String),
+}
+
+/// A laid-out graph: per node its box, per edge its route, and the size of the whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub key: u64,
+    pub nodes: Vec<Rect>,
+    pub edges: Vec<Route>,
+    pub width: f64,
+    pub height: f64,
+    pub engine: Engine,
+    /// Whether edge labels have a second line for the revisit count (a graph with a cycle).
+    pub two_line_labels: bool,
+}
+
+/// Which way the layers run: left to right on a wide stage, top to bottom on a phone, where a
+/// long row of layers would need panning sideways at readable sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    Right,
+    Down,
+}
+
+impl Direction {
+    /// Below this window width (a phone held upright) the layers run downwards.
+    const NARROW_PX: f64 = 640.0;
+
+    pub fn for_window() -> Direction {
+        let w =
+            web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|w| w.as_f64()).unwrap_or(1280.0);
+        if w < Self::NARROW_PX {
+            Direction::Down
+        } else {
+            Direction::Right
+        }
+    }
+
+    fn elk(self) -> &'static str {
+        match self {
+            Direction::Right => "RIGHT",
+            Direction::Down => "DOWN",
+        }
+    }
+}
+
+/// The identity of a graph's drawing: its whole description, hints included, and direction.
+pub fn key(graph: &ToolGraph, dir: Direction) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    graph.to_json().hash(&mut h);
+    dir.hash(&mut h);
+    h.finish()
+}
+
+thread_local! {
+    static CACHE: RefCell<HashMap<u64, Arc<Layout>>> = RefCell::new(HashMap::new());
+    static ELK: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+}
+
+/// A layout already computed for this graph.
+pub fn cached(key: u64) -> Option<Arc<Layout>> {
+    CACHE.with(|c| c.borrow().get(&key).cloned())
+}
+
+/// Lays the graph out with ELK (or, if ELK fails, on a grid, saying why) and caches it.
+pub async fn compute(graph: &ToolGraph, dir: Direction) -> Arc<Layout> {
+    let key = key(graph, dir);
+    if let Some(l) = cached(key) {
+        return l;
+    }
+    let layout = match elk_layout(graph, key, dir).await {
+        Ok(l) => l,
+        Err(why) => fallback(graph, key, why),
+    };
+    let layout = Arc::new(layout);
+    CACHE.with(|c| c.borrow_mut().insert(key, layout.clone()));
+    layout
+}
+
+/// Whether the graph has a cycle (then an edge may be taken again and shows a revisit count).
+fn has_cycle(graph: &ToolGraph) -> bool {
+    // Iterative three-colour depth-first search.
+    let n = graph.node_count();
+    let mut colour = vec![0u8; n];
+    for root in 0..n {
+        if colour[root] != 0 {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        colour[root] = 1;
+        while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+            let out = graph.out_edges(v);
+            if *i < out.len() {
+                let w = graph.edge(out[*i] as usize).to;
+                *i += 1;
+                match colour[w] {
+                    0 => {
+                        colour[w] = 1;
+                        stack.push((w, 0));
+                    }
+                    1 => return true,
+                    _ => {}
+                }
+            } else {
+                colour[v] = 2;
+                stack.pop();
+            }
+        }
+    }
+    false
+}
+
+/// A width for a text of `chars` digits and signs at the graph's 12 px type.
+fn text_w(chars: usize) -> f64 {
+    7.0 * chars as f64 + 4.0
+}
+
+/// The room an edge label needs: its cost, and the live weight it may change to ("2→∞").
+fn label_size(cost: f64, two_lines: bool) -> (f64, f64) {
+    let chars = num(cost).chars().count() + 1 + 3;
+    (text_w(chars), if two_lines { 2.0 * LABEL_LINE_H } else { LABEL_LINE_H })
+}
+
+/// The graph as ELK's JSON: boxes, a reserved band over each tool, sized edge labels, and the
+/// hand-placed hints (when every node has one) as the order ELK keeps within each layer.
+fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
+    let hinted = graph.node_count() > 0 && graph.nodes().iter().all(|n| n.x.is_some() && n.y.is_some());
+    let large = graph.node_count() > LARGE;
+    let children: Vec<Value> = (0..graph.node_count())
+        .map(|v| {
+            let node = graph.node(v);
+            let mut child = json!({ "id": format!("n{v}"), "width": NODE_W, "height": NODE_H });
+            if node.tool {
+                child["labels"] = json!([{
+                    "text": "band", "width": NODE_W - 4.0, "height": BAND_H - 2.0,
+                    "layoutOptions": { "elk.nodeLabels.placement": "OUTSIDE V_TOP H_CENTER" }
+                }]);
+            }
+            if let (true, Some(x), Some(y)) = (hinted, node.x, node.y) {
+                child["layoutOptions"] = json!({ "elk.position": format!("({x}, {y})") });
+            }
+            child
+        })
+        .collect();
+    let edges: Vec<Value> = graph
+        .edges()
+        .iter()
+        .enumerate()
+        .map(|(e, edge)| {
+            let (w, h) = label_size(edge.cost, two_lines);
+            json!({
+                "id": format!("e{e}"),
+                "sources": [format!("n{}", edge.from)],
+                "targets": [format!("n{}", edge.to)],
+                "labels": [{ "text": num(edge.cost), "width": w, "height": h }]
+            })
+        })
+        .collect();
+    let mut options = json!({
+        "elk.algorithm": "layered",
+        "elk.direction": dir.elk(),
+        "elk.edgeRouting": "ORTHOGONAL",
+        "elk.padding": "[top=12,left=12,bottom=12,right=12]",
+        "elk.spacing.nodeNode": "22",
+        "elk.spacing.edgeNode": "12",
+        "elk.spacing.edgeEdge": "8",
+        "elk.spacing.edgeLabel": "3",
+        "elk.spacing.labelNode": "2",
+        "elk.layered.spacing.nodeNodeBetweenLayers": "26",
+        "elk.layered.spacing.edgeNodeBetweenLayers": "12",
+        "elk.layered.spacing.edgeEdgeBetweenLayers": "8",
+        "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
+        "elk.randomSeed": "1",
+    });
+    if hinted {
+        options["elk.layered.crossingMinimization.semiInteractive"] = json!("true");
+    }
+    if large {
+        options["elk.layered.thoroughness"] = json!("1");
+        options["elk.layered.crossingMinimization.greedySwitch.type"] = json!("OFF");
+    }
+    json!({ "id": "root", "layoutOptions": options, "children": children, "edges": edges })
+}
+
+#[derive(Deserialize)]
+struct ElkPoint {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ElkSection {
+    start_point: ElkPoint,
+    end_point: ElkPoint,
+    #[serde(default)]
+    bend_points: Vec<ElkPoint>,
+}
+
+#[derive(Deserialize)]
+struct ElkEdge {
+    id: String,
+    #[serde(default)]
+    sections: Vec<ElkSection>,
+    #[serde(default)]
+    labels: Vec<Rect>,
+}
+
+#[derive(Deserialize)]
+struct ElkNode {
+    id: String,
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+}
+
+#[derive(Deserialize)]
+struct ElkRoot {
+    width: f64,
+    height: f64,
+    #[serde(default)]
+    children: Vec<ElkNode>,
+    #[serde(default)]
+    edges: Vec<ElkEdge>,
+}
+
+/// The one ELK instance of the page, its worker started on first use.
+fn elk() -> Result<JsValue, String> {
+    if let Some(e) = ELK.with(|e| e.borrow().clone()) {
+        return Ok(e);
+    }
+    let global = js_sys::global();
+    let ctor = js_sys::Reflect::get(&global, &JsValue::from_str("ELK"))
+        .ok()
+        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+        .ok_or("the layout engine (elk-api.js) did not load")?;
+    let args = js_sys::Object::new();
+    js_sys::Reflect::set(&args, &"workerUrl".into(), &"elk-worker.min.js".into()).map_err(js_text)?;
+    let elk = js_sys::Reflect::construct(&ctor, &js_sys::Array::of1(&args)).map_err(js_text)?;
+    ELK.with(|e| *e.borrow_mut() = Some(elk.clone()));
+    Ok(elk)
+}
+
+fn js_text(v: JsValue) -> String {
+    v.as_string()
+        .or_else(|| js_sys::JSON::stringify(&v).ok().and_then(|s| s.as_string()))
+        .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+async fn elk_layout(graph: &ToolGraph, key: u64, dir: Direction) -> Result<Layout, String> {
+    let two_lines = has_cycle(graph);
+    let elk = elk()?;
+    let input = js_sys::JSON::parse(&elk_graph(graph, two_lines, dir).to_string()).map_err(js_text)?;
+    let run = js_sys::Reflect::get(&elk, &"layout".into())
+        .map_err(js_text)?
+        .dyn_into::<js_sys::Function>()
+        .map_err(|_| "ELK has no layout()".to_string())?;
+    let promise = run.call1(&elk, &input).map_err(js_text)?.dyn_into::<js_sys::Promise>().map_err(js_text)?;
+    let out = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|e| {
+        let msg = js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string());
+        format!("ELK failed: {}", msg.unwrap_or_else(|| js_text(e)))
+    })?;
+    let text =
+        js_sys::JSON::stringify(&out).map_err(js_text)?.as_string().ok_or("ELK's answer is not JSON")?;
+    let root: ElkRoot = serde_json::from_str(&text).map_err(|e| format!("ELK's answer: {e}"))?;
+    read_back(graph, key, root, two_lines)
+}
+
+/// ELK's answer as a [`Layout`]: every node and edge must be there, each edge with one section.
+fn read_back(graph: &ToolGraph, key: u64, root: ElkRoot, two_lines: bool) -> Result<Layout, String> {
+    let index = |id: &str, prefix: char, n: usize| -> Result<usize, String> {
+        id.strip_prefix(prefix)
+            .and_then(|s| s.parse::<usize>().ok())
+            .filter(|&i| i < n)
+            .ok_or_else(|| format!("ELK answered an unknown element {id}"))
+    };
+    let mut nodes = vec![None; graph.node_count()];
+    for c in &root.children {
+        nodes[index(&c.id, 'n', graph.node_count())?] =
+            Some(Rect { x: c.x, y: c.y, w: c.width, h: c.height });
+    }
+    let mut edges = vec![None; graph.edge_count()];
+    for e in root.edges {
+        let i = index(&e.id, 'e', graph.edge_count())?;
+        let s = e.sections.first().ok_or_else(|| format!("ELK routed no section for {}", e.id))?;
+        let mut points = vec![(s.start_point.x, s.start_point.y)];
+        points.extend(s.bend_points.iter().map(|p| (p.x, p.y)));
+        points.push((s.end_point.x, s.end_point.y));
+        let label = e.labels.first().copied().unwrap_or_else(|| {
+            let (w, h) = label_size(graph.edge(i).cost, two_lines);
+            let (x, y) = points[points.len() / 2];
+            Rect { x, y, w, h }
+        });
+        edges[i] = Some(Route { points, label });
+    }
+    Ok(Layout {
+        key,
+        nodes: nodes.into_iter().collect::<Option<Vec<_>>>().ok_or("ELK left a node out")?,
+        edges: edges.into_iter().collect::<Option<Vec<_>>>().ok_or("ELK left an edge out")?,
+        width: root.width,
+        height: root.height,
+        engine: Engine::Elk,
+        two_line_labels: two_lines,
+    })
+}
+
+/// Boxes on a breadth-first grid and straight edges: shown only when ELK is unavailable, with
+/// the reason on the page.
+fn fallback(graph: &ToolGraph, key: u64, why: String) -> Layout {
+    let centres = crate::model::layout(graph);
+    let (mut x0, mut y0) = (f64::MAX, f64::MAX);
+    for &(x, y) in &centres {
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+    }
+    let nodes: Vec<Rect> = centres
+        .iter()
+        .map(|&(x, y)| Rect { x: x - x0 + 12.0, y: y - y0 + 12.0 + BAND_H, w: NODE_W, h: NODE_H })
+        .collect();
+    let two_lines = has_cycle(graph);
+    let edges = graph
+        .edges()
+        .iter()
+        .map(|e| {
+            let (a, b) = (nodes[e.from].centre(), nodes[e.to].centre());
+            let (w, h) = label_size(e.cost, two_lines);
+            Route { points: vec![a, b], label: Rect { x: (a.0 + b.0 - w) / 2.0, y: (a.1 + b.1) / 2.0, w, h } }
+        })
+        .collect();
+    let width = nodes.iter().map(|r| r.x + r.w).fold(0.0, f64::max) + 12.0;
+    let height = nodes.iter().map(|r| r.y + r.h).fold(0.0, f64::max) + 12.0;
+    Layout { key, nodes, edges, width, height, engine: Engine::Fallback(why), two_line_labels: two_lines }
+}

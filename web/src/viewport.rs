@@ -1,0 +1,280 @@
+//! Pan and zoom of the tool graph: one transform (scale `k`, then offset `tx`, `ty`, in CSS
+//! pixels) applied to the whole drawing. Driven by the wheel, pinch and drag (pointer events),
+//! the keyboard when the graph has focus, and the toolbar; "fit" shows the whole graph unless
+//! that would shrink its type below [`MIN_TEXT_PX`], in which case it shows what fits at that
+//! size, from the start of the graph, and the minimap shows the rest.
+
+use leptos::prelude::*;
+
+/// The smallest type the graph uses, in graph units (style.css: every `svg.graph` text).
+pub const GRAPH_TEXT_PX: f64 = 12.0;
+/// The smallest on-screen type "fit" accepts.
+pub const MIN_TEXT_PX: f64 = 11.0;
+/// Fit never magnifies a small graph beyond this.
+const MAX_FIT: f64 = 1.6;
+const MIN_K: f64 = 0.08;
+const MAX_K: f64 = 4.0;
+
+/// The view onto the graph: what the transform is, and the sizes it depends on.
+#[derive(Clone, Copy)]
+pub struct Viewport {
+    pub k: RwSignal<f64>,
+    pub tx: RwSignal<f64>,
+    pub ty: RwSignal<f64>,
+    /// The drawing's height on the page, in CSS pixels (the width is the stage's).
+    pub height: RwSignal<f64>,
+    /// The stage's width, measured when the graph is fitted or the window resized.
+    pub width: RwSignal<f64>,
+    /// The graph's own size, in graph units.
+    pub content: RwSignal<(f64, f64)>,
+    /// Where a graph too big to show whole is shown from: its start node's centre.
+    pub anchor: RwSignal<(f64, f64)>,
+    /// Whether the view is as "fit" left it (then a resize fits again).
+    pub fitted: RwSignal<bool>,
+}
+
+impl Viewport {
+    pub fn new() -> Self {
+        Viewport {
+            k: RwSignal::new(1.0),
+            tx: RwSignal::new(0.0),
+            ty: RwSignal::new(0.0),
+            height: RwSignal::new(320.0),
+            width: RwSignal::new(640.0),
+            content: RwSignal::new((0.0, 0.0)),
+            anchor: RwSignal::new((0.0, 0.0)),
+            fitted: RwSignal::new(true),
+        }
+    }
+
+    /// The tallest the drawing may be: most of the window, never tiny.
+    fn max_height() -> f64 {
+        let inner =
+            web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(800.0);
+        (inner * 0.68).max(260.0)
+    }
+
+    /// Fits the graph into a stage `width` pixels wide: the scale that shows it whole, within
+    /// [readable, MAX_FIT]; centred when it fits, else its start (top-left) shown.
+    pub fn fit(&self, width: f64) {
+        let (cw, ch) = self.content.get_untracked();
+        if cw <= 0.0 || ch <= 0.0 || width <= 0.0 {
+            return;
+        }
+        let max_h = Self::max_height();
+        let readable = MIN_TEXT_PX / GRAPH_TEXT_PX;
+        let k = (width / cw).min(max_h / ch).min(MAX_FIT).max(readable);
+        let height = (ch * k).min(max_h).max(120.0);
+        self.width.set(width);
+        self.height.set(height);
+        self.k.set(k);
+        let (ax, ay) = self.anchor.get_untracked();
+        self.tx.set(place(width, cw * k, ax * k));
+        self.ty.set(place(height, ch * k, ay * k));
+        self.fitted.set(true);
+    }
+
+    /// Sets the graph's size and the point shown first when it does not fit.
+    pub fn set_content(&self, size: (f64, f64), anchor: (f64, f64)) {
+        self.content.set(size);
+        self.anchor.set(anchor);
+    }
+
+    /// Zooms by `factor` keeping the graph point under (`px`, `py`) (stage pixels) in place.
+    pub fn zoom_at(&self, factor: f64, px: f64, py: f64) {
+        let k = self.k.get_untracked();
+        let nk = (k * factor).clamp(MIN_K, MAX_K);
+        let f = nk / k;
+        self.tx.update(|t| *t = px - (px - *t) * f);
+        self.ty.update(|t| *t = py - (py - *t) * f);
+        self.k.set(nk);
+        self.fitted.set(false);
+    }
+
+    /// Zooms around the middle of the stage.
+    pub fn zoom(&self, factor: f64) {
+        self.zoom_at(factor, self.width.get_untracked() / 2.0, self.height.get_untracked() / 2.0);
+    }
+
+    /// Moves the drawing by (`dx`, `dy`) stage pixels.
+    pub fn pan(&self, dx: f64, dy: f64) {
+        self.tx.update(|t| *t += dx);
+        self.ty.update(|t| *t += dy);
+        self.fitted.set(false);
+    }
+
+    /// Centres the view on graph point (`x`, `y`).
+    pub fn centre_on(&self, x: f64, y: f64) {
+        let k = self.k.get_untracked();
+        self.tx.set(self.width.get_untracked() / 2.0 - x * k);
+        self.ty.set(self.height.get_untracked() / 2.0 - y * k);
+        self.fitted.set(false);
+    }
+
+    /// The part of the graph in view, in graph units: (x, y, w, h).
+    pub fn visible(&self) -> (f64, f64, f64, f64) {
+        let k = self.k.get();
+        (-self.tx.get() / k, -self.ty.get() / k, self.width.get() / k, self.height.get() / k)
+    }
+
+    pub fn transform(&self) -> String {
+        format!("translate({:.2} {:.2}) scale({:.4})", self.tx.get(), self.ty.get(), self.k.get())
+    }
+}
+
+/// The offset along one axis: centred when the graph fits the stage (`room`); else the
+/// anchor as near the middle as the graph's ends allow, so no blank shows beyond them.
+fn place(room: f64, size: f64, anchor: f64) -> f64 {
+    if size <= room {
+        (room - size) / 2.0
+    } else {
+        (room / 2.0 - anchor).clamp(room - size, 0.0)
+    }
+}
+
+/// What a key does to the view, if anything: `+`/`=` and `-` zoom, arrows pan (Shift: further),
+/// `f` fits, `0` shows 1:1. Returns whether the key was used.
+pub fn key(vp: &Viewport, key: &str, shift: bool, fit_width: f64) -> bool {
+    let step = if shift { 240.0 } else { 60.0 };
+    match key {
+        "+" | "=" => vp.zoom(1.25),
+        "-" | "_" => vp.zoom(0.8),
+        "0" => vp.zoom(1.0 / vp.k.get_untracked()),
+        "f" | "F" => vp.fit(fit_width),
+        "ArrowLeft" => vp.pan(step, 0.0),
+        "ArrowRight" => vp.pan(-step, 0.0),
+        "ArrowUp" => vp.pan(0.0, step),
+        "ArrowDown" => vp.pan(0.0, -step),
+        _ => return false,
+    }
+    true
+}
+
+/// Where a pointer is, in stage pixels.
+fn local(wrap: &web_sys::HtmlElement, x: i32, y: i32) -> (f64, f64) {
+    let r = wrap.get_bounding_client_rect();
+    (x as f64 - r.left(), y as f64 - r.top())
+}
+
+/// Wires the wheel (zoom at the pointer), drag (pan) and two-finger pinch (zoom and pan) on
+/// the stage. A press on a tool that does not move stays a click on the tool; one that moves
+/// more than a few pixels becomes a drag, and the pointer is captured so the tool is not clicked.
+pub fn wire(wrap: NodeRef<leptos::html::Div>, vp: Viewport) {
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::rc::Rc;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+
+    #[derive(Default)]
+    struct Gesture {
+        /// Pointers down: where each was last.
+        down: BTreeMap<i32, (f64, f64)>,
+        dragging: bool,
+        origin: (f64, f64),
+    }
+
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        let Some(el) = wrap.get() else { return false };
+        let el: web_sys::HtmlElement = el.into();
+        let g = Rc::new(RefCell::new(Gesture::default()));
+        let listen = |name: &str, f: Box<dyn FnMut(web_sys::Event)>| {
+            let cb = Closure::<dyn FnMut(web_sys::Event)>::wrap(f);
+            let opts = web_sys::AddEventListenerOptions::new();
+            opts.set_passive(false);
+            let _ = el.add_event_listener_with_callback_and_add_event_listener_options(
+                name,
+                cb.as_ref().unchecked_ref(),
+                &opts,
+            );
+            // The stage lives as long as the page.
+            cb.forget();
+        };
+        let host = el.clone();
+        listen(
+            "wheel",
+            Box::new(move |ev| {
+                let Some(ev) = ev.dyn_ref::<web_sys::WheelEvent>() else { return };
+                ev.prevent_default();
+                // Lines and pages (Firefox, some mice) weigh more than pixels.
+                let unit = match ev.delta_mode() {
+                    1 => 16.0,
+                    2 => 400.0,
+                    _ => 1.0,
+                };
+                let (x, y) = local(&host, ev.client_x(), ev.client_y());
+                vp.zoom_at((-ev.delta_y() * unit * 0.0015).exp(), x, y);
+            }),
+        );
+        let (host, gs) = (el.clone(), g.clone());
+        listen(
+            "pointerdown",
+            Box::new(move |ev| {
+                let Some(ev) = ev.dyn_ref::<web_sys::PointerEvent>() else { return };
+                let on_control = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .and_then(|t| t.closest("button, .minimap").ok().flatten())
+                    .is_some();
+                if on_control || ev.button() != 0 {
+                    return;
+                }
+                let p = local(&host, ev.client_x(), ev.client_y());
+                let mut g = gs.borrow_mut();
+                g.down.insert(ev.pointer_id(), p);
+                g.origin = p;
+                g.dragging = g.down.len() > 1;
+            }),
+        );
+        let (host, gs) = (el.clone(), g.clone());
+        listen(
+            "pointermove",
+            Box::new(move |ev| {
+                let Some(ev) = ev.dyn_ref::<web_sys::PointerEvent>() else { return };
+                let mut g = gs.borrow_mut();
+                let Some(&last) = g.down.get(&ev.pointer_id()) else { return };
+                let p = local(&host, ev.client_x(), ev.client_y());
+                if g.down.len() == 1 {
+                    if !g.dragging && (p.0 - g.origin.0).hypot(p.1 - g.origin.1) > 4.0 {
+                        g.dragging = true;
+                        let _ = host.set_pointer_capture(ev.pointer_id());
+                    }
+                    if g.dragging {
+                        vp.pan(p.0 - last.0, p.1 - last.1);
+                    }
+                } else if let Some((&other, &q)) = g.down.iter().find(|(&id, _)| id != ev.pointer_id()) {
+                    // Pinch: the distance between the two fingers scales, their midpoint pans.
+                    let _ = other;
+                    let before = (last.0 - q.0).hypot(last.1 - q.1).max(1.0);
+                    let after = (p.0 - q.0).hypot(p.1 - q.1).max(1.0);
+                    let (m0, m1) = (
+                        ((last.0 + q.0) / 2.0, (last.1 + q.1) / 2.0),
+                        ((p.0 + q.0) / 2.0, (p.1 + q.1) / 2.0),
+                    );
+                    vp.pan(m1.0 - m0.0, m1.1 - m0.1);
+                    vp.zoom_at(after / before, m1.0, m1.1);
+                }
+                ev.prevent_default();
+                g.down.insert(ev.pointer_id(), p);
+            }),
+        );
+        for name in ["pointerup", "pointercancel"] {
+            let gs = g.clone();
+            listen(
+                name,
+                Box::new(move |ev| {
+                    let Some(ev) = ev.dyn_ref::<web_sys::PointerEvent>() else { return };
+                    let mut g = gs.borrow_mut();
+                    g.down.remove(&ev.pointer_id());
+                    if g.down.is_empty() {
+                        g.dragging = false;
+                    }
+                }),
+            );
+        }
+        true
+    });
+}
