@@ -18,7 +18,8 @@ use crate::viewport::{self, Viewport};
 
 const HALF_W: f64 = NODE_W / 2.0;
 const HALF_H: f64 = NODE_H / 2.0;
-/// Above this many nodes a minimap shows the whole graph and where the view is.
+/// Above this many nodes (or when the graph is bigger than the stage) a minimap shows the
+/// whole graph and where the view is.
 const MINIMAP_NODES: usize = 100;
 
 fn state_class(s: ToolState) -> &'static str {
@@ -39,45 +40,68 @@ pub fn GraphView() -> impl IntoView {
     let vp = Viewport::new();
     let wrap = NodeRef::<Div>::new();
     let drawn = RwSignal::new(None::<Arc<Layout>>);
-    let direction = RwSignal::new(Direction::for_window());
-    // The drawing's identity: a click changes the run, not the graph, and lays nothing out.
-    let want = Memo::new(move |_| page.view.with(|v| layout::key(&v.0.graph, direction.get())));
+    // The graph's identity: a click changes the run, not the graph, and lays nothing out.
+    let want = Memo::new(move |_| page.view.with(|v| layout::key(&v.0.graph)));
+    let stage_width = move || wrap.get_untracked().map(|w| w.client_width() as f64).unwrap_or(640.0);
+    // Of the layouts tried, the one that fits the stage at the larger scale (the first on a tie).
+    let choose = move |layouts: Vec<Arc<Layout>>| {
+        let width = stage_width();
+        let mut best: Option<(f64, Arc<Layout>)> = None;
+        for l in layouts {
+            let k = Viewport::scale_to_fit((l.width, l.height), width);
+            if best.as_ref().is_none_or(|(bk, _)| k > bk + 1e-9) {
+                best = Some((k, l));
+            }
+        }
+        best.map(|(_, l)| l)
+    };
+    let cached_choice = move || {
+        let (key, dirs) =
+            page.view.with_untracked(|v| (layout::key(&v.0.graph), Direction::candidates(&v.0.graph)));
+        let ls: Option<Vec<_>> = dirs.iter().map(|&d| layout::cached(key, d)).collect();
+        ls.and_then(choose)
+    };
     Effect::new(move |_| {
-        let key = want.get();
-        if let Some(l) = layout::cached(key) {
+        want.track();
+        if let Some(l) = cached_choice() {
             drawn.set(Some(l));
             return;
         }
         let graph = page.view.with_untracked(|v| v.0.graph.clone());
-        let dir = direction.get_untracked();
         leptos::task::spawn_local(async move {
-            let l = layout::compute(&graph, dir).await;
+            let mut ls = Vec::new();
+            for dir in Direction::candidates(&graph) {
+                ls.push(layout::compute(&graph, dir).await);
+            }
             // A layout that finished after the user moved on to another graph is not shown.
-            if want.get_untracked() == l.key {
-                drawn.set(Some(l));
+            match choose(ls) {
+                Some(l) if want.get_untracked() == l.key => drawn.set(Some(l)),
+                _ => {}
             }
         });
     });
-    let stage_width = move || wrap.get_untracked().map(|w| w.client_width() as f64).unwrap_or(640.0);
-    // A new graph is fitted to the stage.
-    Effect::new(move |prev: Option<u64>| {
-        let Some(l) = drawn.get() else { return prev.unwrap_or(0) };
-        if prev != Some(l.key) {
+    // A new drawing is fitted to the stage.
+    Effect::new(move |prev: Option<(u64, Direction)>| {
+        let Some(l) = drawn.get() else { return prev.unwrap_or((0, Direction::Right)) };
+        if prev != Some((l.key, l.direction)) {
             let start = page.view.with_untracked(|v| v.0.graph.start());
             let anchor = l.nodes.get(start).map(|r| r.centre()).unwrap_or((0.0, 0.0));
             vp.set_content((l.width, l.height), anchor);
             vp.fit(stage_width());
         }
-        l.key
+        (l.key, l.direction)
     });
     let resize = window_event_listener(leptos::ev::resize, move |_| {
-        direction.set(Direction::for_window());
-        if vp.fitted.get_untracked() {
+        // Another stage shape may suit the other direction better.
+        if let Some(l) = cached_choice().filter(|l| Some(l) != drawn.get_untracked().as_ref()) {
+            drawn.set(Some(l));
+        } else if vp.fitted.get_untracked() {
             vp.fit(stage_width());
         }
     });
     on_cleanup(move || resize.remove());
     viewport::wire(wrap, vp);
+    viewport::wire_fit_shortcut(wrap, vp);
 
     let drawing = move || {
         let view = page.view.get().0;
@@ -87,8 +111,17 @@ pub fn GraphView() -> impl IntoView {
                 .into_any(),
         }
     };
+    // A graph that does not fit the stage at readable size gets a minimap too.
+    let overflows = Memo::new(move |_| {
+        let (w, h) = vp.content.get();
+        let k = vp.k.get();
+        w * k > vp.width.get() * 1.05 || h * k > vp.height.get() * 1.05
+    });
     let minimap = move || {
-        drawn.get().filter(|l| l.nodes.len() > MINIMAP_NODES).map(|l| view! { <Minimap layout=l vp=vp /> })
+        drawn
+            .get()
+            .filter(|l| l.nodes.len() > MINIMAP_NODES || overflows.get())
+            .map(|l| view! { <Minimap layout=l vp=vp /> })
     };
     let note = move || {
         drawn.get().and_then(|l| match &l.engine {
@@ -98,27 +131,17 @@ pub fn GraphView() -> impl IntoView {
             }),
         })
     };
-    let on_key = move |ev: leptos::ev::KeyboardEvent| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
-            return;
-        }
-        if viewport::key(&vp, &ev.key(), ev.shift_key(), stage_width()) {
-            // The graph has focus: arrows pan it here rather than step the replay.
-            ev.prevent_default();
-            ev.stop_propagation();
-        }
-    };
     view! {
         {note}
+        <div class="zoom-bar" role="toolbar" aria-label="Zoom">
+            <span class="hint">"Drag to pan · wheel or pinch to zoom · F fits"</span>
+            <button data-testid="zoom-out" title="Zoom out (−)" on:click=move |_| vp.zoom(0.8)>"−"</button>
+            <button data-testid="zoom-in" title="Zoom in (+)" on:click=move |_| vp.zoom(1.25)>"+"</button>
+            <button data-testid="zoom-fit" title="Fit to view (F)" on:click=move |_| vp.fit(stage_width())>"Fit"</button>
+        </div>
         <div class="graph-wrap" node_ref=wrap tabindex="0" data-testid="graph-wrap" data-want=move || want.get().to_string()
-            aria-label="Tool graph. Drag to pan; wheel, pinch or + and − to zoom; arrows pan; F fits."
-            on:keydown=on_key>
+            aria-label="Tool graph. Drag to pan; wheel, pinch or + and − to zoom; arrows pan; F fits.">
             {drawing}
-            <div class="zoom-bar" role="toolbar" aria-label="Zoom">
-                <button data-testid="zoom-out" title="Zoom out (−)" on:click=move |_| vp.zoom(0.8)>"−"</button>
-                <button data-testid="zoom-in" title="Zoom in (+)" on:click=move |_| vp.zoom(1.25)>"+"</button>
-                <button data-testid="zoom-fit" title="Fit to view (F)" on:click=move |_| vp.fit(stage_width())>"Fit"</button>
-            </div>
             {minimap}
         </div>
     }
@@ -148,6 +171,11 @@ fn render(page: Page, view: Arc<View>, layout: Arc<Layout>, vp: Viewport) -> imp
     });
     let whole = view.moment(view.timeline.len());
     let key = layout.key.to_string();
+    let millis = format!("{:.0}", layout.millis);
+    let direction = match layout.direction {
+        Direction::Right => "right",
+        Direction::Down => "down",
+    };
     let engine = match layout.engine {
         Engine::Elk => "elk",
         Engine::Fallback(_) => "fallback",
@@ -171,7 +199,7 @@ fn render(page: Page, view: Arc<View>, layout: Arc<Layout>, vp: Viewport) -> imp
         }
     });
     view! {
-        <svg class="graph" data-testid="graph" data-layout=engine data-key=key
+        <svg class="graph" data-testid="graph" data-layout=engine data-key=key data-direction=direction data-layout-ms=millis
             style=move || format!("height:{:.0}px", vp.height.get())
             data-k=move || format!("{:.4}", vp.k.get())>
             <defs>{markers}</defs>

@@ -22,7 +22,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::model::num;
 
 /// A node's box, as drawn.
-pub const NODE_W: f64 = 124.0;
+pub const NODE_W: f64 = 116.0;
 pub const NODE_H: f64 = 50.0;
 /// The band above a tool's box that ELK keeps free for its notes ("fails after 2 calls").
 pub const BAND_H: f64 = 15.0;
@@ -67,12 +67,16 @@ pub enum Engine {
 /// A laid-out graph: per node its box, per edge its route, and the size of the whole.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
+    /// The graph's identity ([`key`]).
     pub key: u64,
+    pub direction: Direction,
     pub nodes: Vec<Rect>,
     pub edges: Vec<Route>,
     pub width: f64,
     pub height: f64,
     pub engine: Engine,
+    /// How long the layout took, in milliseconds (shown to the browser tests).
+    pub millis: f64,
     /// Whether edge labels have a second line for the revisit count (a graph with a cycle).
     pub two_line_labels: bool,
 }
@@ -88,6 +92,17 @@ pub enum Direction {
 impl Direction {
     /// Below this window width (a phone held upright) the layers run downwards.
     const NARROW_PX: f64 = 640.0;
+
+    /// The directions worth trying for a graph: both for a graph small enough to lay out twice
+    /// (the page shows whichever fits its stage at the larger scale), else the one for the
+    /// window's shape.
+    pub fn candidates(graph: &ToolGraph) -> Vec<Direction> {
+        if graph.node_count() <= LARGE {
+            vec![Direction::Right, Direction::Down]
+        } else {
+            vec![Direction::for_window()]
+        }
+    }
 
     pub fn for_window() -> Direction {
         let w =
@@ -107,36 +122,37 @@ impl Direction {
     }
 }
 
-/// The identity of a graph's drawing: its whole description, hints included, and direction.
-pub fn key(graph: &ToolGraph, dir: Direction) -> u64 {
+/// The identity of a graph's drawing: its whole description, hints included.
+pub fn key(graph: &ToolGraph) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     graph.to_json().hash(&mut h);
-    dir.hash(&mut h);
     h.finish()
 }
 
 thread_local! {
-    static CACHE: RefCell<HashMap<u64, Arc<Layout>>> = RefCell::new(HashMap::new());
+    static CACHE: RefCell<HashMap<(u64, Direction), Arc<Layout>>> = RefCell::new(HashMap::new());
     static ELK: RefCell<Option<JsValue>> = const { RefCell::new(None) };
 }
 
 /// A layout already computed for this graph.
-pub fn cached(key: u64) -> Option<Arc<Layout>> {
-    CACHE.with(|c| c.borrow().get(&key).cloned())
+pub fn cached(key: u64, dir: Direction) -> Option<Arc<Layout>> {
+    CACHE.with(|c| c.borrow().get(&(key, dir)).cloned())
 }
 
 /// Lays the graph out with ELK (or, if ELK fails, on a grid, saying why) and caches it.
 pub async fn compute(graph: &ToolGraph, dir: Direction) -> Arc<Layout> {
-    let key = key(graph, dir);
-    if let Some(l) = cached(key) {
+    let key = key(graph);
+    if let Some(l) = cached(key, dir) {
         return l;
     }
-    let layout = match elk_layout(graph, key, dir).await {
+    let t0 = js_sys::Date::now();
+    let mut layout = match elk_layout(graph, key, dir).await {
         Ok(l) => l,
-        Err(why) => fallback(graph, key, why),
+        Err(why) => fallback(graph, key, dir, why),
     };
+    layout.millis = js_sys::Date::now() - t0;
     let layout = Arc::new(layout);
-    CACHE.with(|c| c.borrow_mut().insert(key, layout.clone()));
+    CACHE.with(|c| c.borrow_mut().insert((key, dir), layout.clone()));
     layout
 }
 
@@ -175,7 +191,7 @@ fn has_cycle(graph: &ToolGraph) -> bool {
 
 /// A width for a text of `chars` digits and signs at the graph's 12 px type.
 fn text_w(chars: usize) -> f64 {
-    7.0 * chars as f64 + 4.0
+    6.8 * chars as f64 + 2.0
 }
 
 /// The room an edge label needs: its cost, and the live weight it may change to ("2→∞").
@@ -223,24 +239,28 @@ fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
         "elk.algorithm": "layered",
         "elk.direction": dir.elk(),
         "elk.edgeRouting": "ORTHOGONAL",
-        "elk.padding": "[top=12,left=12,bottom=12,right=12]",
+        "elk.padding": "[top=8,left=8,bottom=8,right=8]",
         "elk.spacing.nodeNode": "22",
         "elk.spacing.edgeNode": "12",
         "elk.spacing.edgeEdge": "8",
         "elk.spacing.edgeLabel": "3",
         "elk.spacing.labelNode": "2",
-        "elk.layered.spacing.nodeNodeBetweenLayers": "26",
-        "elk.layered.spacing.edgeNodeBetweenLayers": "12",
+        "elk.layered.spacing.nodeNodeBetweenLayers": "16",
+        "elk.layered.spacing.edgeNodeBetweenLayers": "10",
         "elk.layered.spacing.edgeEdgeBetweenLayers": "8",
-        "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
         "elk.randomSeed": "1",
     });
+    if !large {
+        // Ties broken by the description's order: the drawing follows how the graph was written.
+        options["elk.layered.considerModelOrder.strategy"] = json!("NODES_AND_EDGES");
+    }
     if hinted {
         options["elk.layered.crossingMinimization.semiInteractive"] = json!("true");
     }
     if large {
         options["elk.layered.thoroughness"] = json!("1");
         options["elk.layered.crossingMinimization.greedySwitch.type"] = json!("OFF");
+        options["elk.layered.nodePlacement.strategy"] = json!("SIMPLE");
     }
     json!({ "id": "root", "layoutOptions": options, "children": children, "edges": edges })
 }
@@ -328,11 +348,17 @@ async fn elk_layout(graph: &ToolGraph, key: u64, dir: Direction) -> Result<Layou
     let text =
         js_sys::JSON::stringify(&out).map_err(js_text)?.as_string().ok_or("ELK's answer is not JSON")?;
     let root: ElkRoot = serde_json::from_str(&text).map_err(|e| format!("ELK's answer: {e}"))?;
-    read_back(graph, key, root, two_lines)
+    read_back(graph, key, dir, root, two_lines)
 }
 
 /// ELK's answer as a [`Layout`]: every node and edge must be there, each edge with one section.
-fn read_back(graph: &ToolGraph, key: u64, root: ElkRoot, two_lines: bool) -> Result<Layout, String> {
+fn read_back(
+    graph: &ToolGraph,
+    key: u64,
+    direction: Direction,
+    root: ElkRoot,
+    two_lines: bool,
+) -> Result<Layout, String> {
     let index = |id: &str, prefix: char, n: usize| -> Result<usize, String> {
         id.strip_prefix(prefix)
             .and_then(|s| s.parse::<usize>().ok())
@@ -360,18 +386,20 @@ fn read_back(graph: &ToolGraph, key: u64, root: ElkRoot, two_lines: bool) -> Res
     }
     Ok(Layout {
         key,
+        direction,
         nodes: nodes.into_iter().collect::<Option<Vec<_>>>().ok_or("ELK left a node out")?,
         edges: edges.into_iter().collect::<Option<Vec<_>>>().ok_or("ELK left an edge out")?,
         width: root.width,
         height: root.height,
         engine: Engine::Elk,
+        millis: 0.0,
         two_line_labels: two_lines,
     })
 }
 
 /// Boxes on a breadth-first grid and straight edges: shown only when ELK is unavailable, with
 /// the reason on the page.
-fn fallback(graph: &ToolGraph, key: u64, why: String) -> Layout {
+fn fallback(graph: &ToolGraph, key: u64, direction: Direction, why: String) -> Layout {
     let centres = crate::model::layout(graph);
     let (mut x0, mut y0) = (f64::MAX, f64::MAX);
     for &(x, y) in &centres {
@@ -394,5 +422,15 @@ fn fallback(graph: &ToolGraph, key: u64, why: String) -> Layout {
         .collect();
     let width = nodes.iter().map(|r| r.x + r.w).fold(0.0, f64::max) + 12.0;
     let height = nodes.iter().map(|r| r.y + r.h).fold(0.0, f64::max) + 12.0;
-    Layout { key, nodes, edges, width, height, engine: Engine::Fallback(why), two_line_labels: two_lines }
+    Layout {
+        key,
+        direction,
+        nodes,
+        edges,
+        width,
+        height,
+        engine: Engine::Fallback(why),
+        millis: 0.0,
+        two_line_labels: two_lines,
+    }
 }

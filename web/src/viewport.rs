@@ -54,6 +54,12 @@ impl Viewport {
         (inner * 0.68).max(260.0)
     }
 
+    /// The scale at which a graph of `size` fits a stage `width` pixels wide (before the
+    /// readable floor).
+    pub fn scale_to_fit(size: (f64, f64), width: f64) -> f64 {
+        (width / size.0.max(1.0)).min(Self::max_height() / size.1.max(1.0)).min(MAX_FIT)
+    }
+
     /// Fits the graph into a stage `width` pixels wide: the scale that shows it whole, within
     /// [readable, MAX_FIT]; centred when it fits, else its start (top-left) shown.
     pub fn fit(&self, width: f64) {
@@ -63,7 +69,7 @@ impl Viewport {
         }
         let max_h = Self::max_height();
         let readable = MIN_TEXT_PX / GRAPH_TEXT_PX;
-        let k = (width / cw).min(max_h / ch).min(MAX_FIT).max(readable);
+        let k = Self::scale_to_fit((cw, ch), width).max(readable);
         let height = (ch * k).min(max_h).max(120.0);
         self.width.set(width);
         self.height.set(height);
@@ -130,6 +136,28 @@ fn place(room: f64, size: f64, anchor: f64) -> f64 {
     } else {
         (room / 2.0 - anchor).clamp(room - size, 0.0)
     }
+}
+
+/// The page-wide shortcut F fits the graph wherever the focus is, except in a text field or
+/// menu (where F is typing). The graph's other keys work while it has focus ([`wire`]).
+pub fn wire_fit_shortcut(wrap: NodeRef<leptos::html::Div>, vp: Viewport) {
+    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || ev.default_prevented() {
+            return;
+        }
+        if ev.key() != "f" && ev.key() != "F" {
+            return;
+        }
+        let typing = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.active_element())
+            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if let (false, Some(el)) = (typing, wrap.get_untracked()) {
+            ev.prevent_default();
+            vp.fit(el.client_width() as f64);
+        }
+    });
+    on_cleanup(move || handle.remove());
 }
 
 /// What a key does to the view, if anything: `+`/`=` and `-` zoom, arrows pan (Shift: further),
@@ -259,6 +287,23 @@ pub fn wire(wrap: NodeRef<leptos::html::Div>, vp: Viewport) {
                 }
                 ev.prevent_default();
                 g.down.insert(ev.pointer_id(), p);
+            }),
+        );
+        // Keys, native and on the stage itself so they are handled (and stopped) before any
+        // page-wide shortcut: while the graph has focus, arrows pan it rather than step the
+        // replay.
+        let host = el.clone();
+        listen(
+            "keydown",
+            Box::new(move |ev| {
+                let Some(ev) = ev.dyn_ref::<web_sys::KeyboardEvent>() else { return };
+                if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+                    return;
+                }
+                if key(&vp, &ev.key(), ev.shift_key(), host.client_width() as f64) {
+                    ev.prevent_default();
+                    ev.stop_propagation();
+                }
             }),
         );
         for name in ["pointerup", "pointercancel"] {
