@@ -2,13 +2,15 @@
 // Each is shown safely or refused with a message; none runs script or breaks the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, open, shot, text, waitClass, end } from './harness.mjs';
+import { useBrowser, open, shot, text, waitClass, end, drawn } from './harness.mjs';
 
 const env = useBrowser();
 
 async function importGraph(page, graph) {
   await page.fill('[data-testid="graph-json"]', typeof graph === 'string' ? graph : JSON.stringify(graph));
   await page.click('[data-testid="import"]');
+  // The layout is computed asynchronously (ELK in a worker): wait for the drawing.
+  await drawn(page);
 }
 
 const chain = (ids, extra = {}) => ({

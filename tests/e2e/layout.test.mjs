@@ -3,7 +3,12 @@
 // 500-node graph takes to appear, pan and zoom, and no sideways scrolling at 1280 and 390 px.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, open, shot, end, drawn } from './harness.mjs';
+import { useBrowser, open, shot, end, drawn, ARTIFACTS } from './harness.mjs';
+
+/** A screenshot for tests/artifacts only (not the README). */
+async function artifact(page, name) {
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png` });
+}
 
 const env = useBrowser();
 
@@ -128,6 +133,8 @@ test('every scenario graph: no boxes overlap, no label overlaps a label or a box
     if (width === 1280) {
       await page.selectOption('[data-testid="scenario"]', 'M4');
       await laidOut(page);
+      await end(page);
+      await page.evaluate(() => window.scrollTo(0, 0));
       await shot(page, 'layout-m4');
     }
     assert.deepEqual(page.errors, []);
@@ -158,7 +165,7 @@ test('a 60-node layered graph without hints, fitted to view: every text at least
     assert.ok(at.every((n) => n[0] === 'goal' || n[axis] < (axis === 1 ? gx : gy)), 'the goal is the last layer');
     const g = await page.evaluate(geometryProblems);
     assert.deepEqual(g.problems, []);
-    if (width === 1280) await shot(page, 'layout-60');
+    await artifact(page, `layout-60-${width}`);
     assert.deepEqual(page.errors, []);
   }
 });
@@ -261,9 +268,23 @@ test('no horizontal overflow at 1280 and 390 px wide', async () => {
       assert.equal(over.scroll, 0, `${scenario} at ${width}: the page scrolls sideways by ${over.scroll} px (${over.wide})`);
       assert.deepEqual(over.wide, [], `${scenario} at ${width}`);
       assert.deepEqual(over.cut, [], `${scenario} at ${width}: cells cut off by their panel`);
-      if (scenario === 'S6') await shot(page, `layout-s6-${width}`);
+      if (scenario === 'S6') await artifact(page, `layout-s6-${width}`);
       assert.deepEqual(page.errors, []);
       await page.context().close();
     }
   }
+});
+
+test('without the layout engine the graph is still drawn, on a grid, and the page says why', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.route('**/elk-api.js', (route) => route.abort());
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${env.url}?scenario=S2`);
+  await page.waitForSelector('svg.graph[data-layout="fallback"] [data-node]', { timeout: 30_000 });
+  assert.match(await page.textContent('.stage .note'), /layout engine is unavailable \(the layout engine \(elk-api\.js\) did not load\)/);
+  assert.ok((await page.$$('[data-node]')).length >= 10);
+  assert.deepEqual(errors, [], 'no uncaught errors');
+  await context.close();
 });

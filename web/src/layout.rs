@@ -32,6 +32,9 @@ pub const LABEL_LINE_H: f64 = 15.0;
 /// in about half a second.
 const LARGE: usize = 150;
 
+/// How long ELK may take before the page falls back to the grid (2,000 nodes take a few seconds).
+const TIMEOUT_MS: i32 = 30_000;
+
 /// A rectangle, top-left corner and size, in graph units (one unit is one CSS pixel at 1:1).
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 pub struct Rect {
@@ -216,6 +219,12 @@ fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
                 }]);
             }
             if let (true, Some(x), Some(y)) = (hinted, node.x, node.y) {
+                // Hints are drawn for layers left to right; top to bottom, their vertical order
+                // becomes the order across.
+                let (x, y) = match dir {
+                    Direction::Right => (x, y),
+                    Direction::Down => (y, x),
+                };
                 child["layoutOptions"] = json!({ "elk.position": format!("({x}, {y})") });
             }
             child
@@ -341,6 +350,14 @@ async fn elk_layout(graph: &ToolGraph, key: u64, dir: Direction) -> Result<Layou
         .dyn_into::<js_sys::Function>()
         .map_err(|_| "ELK has no layout()".to_string())?;
     let promise = run.call1(&elk, &input).map_err(js_text)?.dyn_into::<js_sys::Promise>().map_err(js_text)?;
+    // A worker that never answers (its script missing, a crash) must not leave the page waiting.
+    let deadline = js_sys::Promise::new(&mut |_, reject| {
+        let why = JsValue::from_str(&format!("no answer within {} s", TIMEOUT_MS / 1000));
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_1(&reject, TIMEOUT_MS, &why);
+        }
+    });
+    let promise = js_sys::Promise::race(&js_sys::Array::of2(&promise, &deadline));
     let out = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|e| {
         let msg = js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string());
         format!("ELK failed: {}", msg.unwrap_or_else(|| js_text(e)))
