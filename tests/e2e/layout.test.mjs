@@ -180,6 +180,15 @@ test('a 500-node graph renders soon after import, with a minimap', async () => {
   // The budget is 1 s; asserted loosely for a loaded 2-core CI machine.
   assert.ok(ms < 5000, `drawn in ${ms.toFixed(0)} ms`);
   await page.waitForSelector('[data-testid="minimap"]');
+  // A press on the minimap's far end brings that part of the graph into view.
+  const before = await page.getAttribute('svg.graph g.viewport', 'transform');
+  const mini = await page.locator('[data-testid="minimap"]').boundingBox();
+  await page.mouse.click(mini.x + mini.width - 3, mini.y + mini.height / 2);
+  const after = await page.getAttribute('svg.graph g.viewport', 'transform');
+  assert.notEqual(after, before, 'the minimap moved the view');
+  const frame = await page.$eval('svg.minimap .frame', (r) => [+r.getAttribute('x'), +r.getAttribute('width')]);
+  const [w] = await page.$eval('svg.minimap', (m) => m.getAttribute('viewBox').split(' ').slice(2).map(Number));
+  assert.ok(frame[0] + frame[1] > w * 0.9, `the frame is at the graph's end (${frame} of ${w})`);
   assert.deepEqual(page.errors, []);
 });
 
@@ -287,4 +296,18 @@ test('without the layout engine the graph is still drawn, on a grid, and the pag
   assert.ok((await page.$$('[data-node]')).length >= 10);
   assert.deepEqual(errors, [], 'no uncaught errors');
   await context.close();
+});
+
+test('the layout is deterministic: the same graph is drawn the same in a new page', async () => {
+  const drawing = async () => {
+    const page = await open(env.browser, `${env.url}?scenario=M4`);
+    await laidOut(page);
+    const d = await page.$$eval('[data-edge] path, [data-node]', (els) =>
+      els.map((e) => e.getAttribute('d') ?? e.getAttribute('transform')).join('|'));
+    await page.context().close();
+    return d;
+  };
+  const first = await drawing();
+  assert.ok(first.length > 200);
+  assert.equal(await drawing(), first);
 });
