@@ -166,6 +166,17 @@ test('a 60-node layered graph without hints, fitted to view: every text at least
     const g = await page.evaluate(geometryProblems);
     assert.deepEqual(g.problems, []);
     await artifact(page, `layout-60-${width}`);
+    // A tool out of view reached with the keyboard is brought into view, the stage unscrolled.
+    const inView = () => page.evaluate(() => {
+      const wrap = document.querySelector('[data-testid="graph-wrap"]').getBoundingClientRect();
+      const r = document.querySelector('[data-node="t7_1"] rect').getBoundingClientRect();
+      const stage = document.querySelector('[data-testid="graph-wrap"]');
+      return { inside: r.left >= wrap.left && r.right <= wrap.right && r.top >= wrap.top && r.bottom <= wrap.bottom,
+        scrolled: stage.scrollLeft + stage.scrollTop };
+    });
+    assert.equal((await inView()).inside, false, 'the last layer starts out of view');
+    await page.focus('[data-node="t7_1"]');
+    assert.deepEqual(await inView(), { inside: true, scrolled: 0 }, 'the focused tool is in view');
     assert.deepEqual(page.errors, []);
   }
 });

@@ -123,6 +123,17 @@ impl Viewport {
         (-self.tx.get() / k, -self.ty.get() / k, self.width.get() / k, self.height.get() / k)
     }
 
+    /// [`Viewport::visible`], read without subscribing.
+    pub fn visible_untracked(&self) -> (f64, f64, f64, f64) {
+        let k = self.k.get_untracked();
+        (
+            -self.tx.get_untracked() / k,
+            -self.ty.get_untracked() / k,
+            self.width.get_untracked() / k,
+            self.height.get_untracked() / k,
+        )
+    }
+
     pub fn transform(&self) -> String {
         format!("translate({:.2} {:.2}) scale({:.4})", self.tx.get(), self.ty.get(), self.k.get())
     }
@@ -176,6 +187,13 @@ pub fn key(vp: &Viewport, key: &str, shift: bool, fit_width: f64) -> bool {
         _ => return false,
     }
     true
+}
+
+/// The point of a `translate(x,y)` attribute.
+fn translate(t: &str) -> Option<(f64, f64)> {
+    let inner = t.strip_prefix("translate(")?.strip_suffix(')')?;
+    let mut parts = inner.split([',', ' ']).filter(|p| !p.is_empty());
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
 /// Where a pointer is, in stage pixels.
@@ -303,6 +321,31 @@ pub fn wire(wrap: NodeRef<leptos::html::Div>, vp: Viewport) {
                 if key(&vp, &ev.key(), ev.shift_key(), host.client_width() as f64) {
                     ev.prevent_default();
                     ev.stop_propagation();
+                }
+            }),
+        );
+        // A tool reached with Tab is brought into view by the transform, never by the browser
+        // scrolling the stage (which would shift the drawing out from under the transform).
+        let host = el.clone();
+        listen(
+            "focusin",
+            Box::new(move |ev| {
+                host.set_scroll_left(0);
+                host.set_scroll_top(0);
+                let Some(node) = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .and_then(|t| t.closest("[data-node]").ok().flatten())
+                else {
+                    return;
+                };
+                let Some((x, y)) = node.get_attribute("transform").as_deref().and_then(translate) else {
+                    return;
+                };
+                let (vx, vy, vw, vh) = vp.visible_untracked();
+                let margin = 40.0 / vp.k.get_untracked();
+                if x < vx + margin || x > vx + vw - margin || y < vy + margin || y > vy + vh - margin {
+                    vp.centre_on(x, y);
                 }
             }),
         );
