@@ -43,11 +43,13 @@ pub fn GraphView() -> impl IntoView {
     // The graph's identity: a click changes the run, not the graph, and lays nothing out.
     let want = Memo::new(move |_| page.view.with(|v| layout::key(&v.0.graph)));
     let stage_width = move || wrap.get_untracked().map(|w| w.client_width() as f64).unwrap_or(640.0);
-    // Of the layouts tried, the one that fits the stage at the larger scale (the first on a tie).
+    // Of the layouts tried, the one that fits the stage at the larger scale (the first on a tie);
+    // ELK's before any fallback grid.
     let choose = move |layouts: Vec<Arc<Layout>>| {
         let width = stage_width();
+        let any_elk = layouts.iter().any(|l| l.engine == Engine::Elk);
         let mut best: Option<(f64, Arc<Layout>)> = None;
-        for l in layouts {
+        for l in layouts.into_iter().filter(|l| !any_elk || l.engine == Engine::Elk) {
             let k = Viewport::scale_to_fit((l.width, l.height), width);
             if best.as_ref().is_none_or(|(bk, _)| k > bk + 1e-9) {
                 best = Some((k, l));

@@ -3,6 +3,12 @@
 //! the keyboard when the graph has focus, and the toolbar; "fit" shows the whole graph unless
 //! that would shrink its type below [`MIN_TEXT_PX`], in which case it shows what fits at that
 //! size, from the start of the graph, and the minimap shows the rest.
+//!
+//! Keyboard agreement with the page's own shortcuts (replay: space, arrows): while the graph
+//! stage has focus it owns `+ - 0 F` and the arrows (Shift+arrows pan further), handled by a
+//! native listener on the stage that stops the event, so a page-wide handler never sees them;
+//! everywhere else the arrows are the replay's. `F` fits the graph from anywhere on the page
+//! except a text field or menu ([`wire_fit_shortcut`]): page-wide handlers leave `F` alone.
 
 use leptos::prelude::*;
 
