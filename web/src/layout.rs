@@ -208,11 +208,15 @@ fn label_size(cost: f64, two_lines: bool) -> (f64, f64) {
 fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
     let hinted = graph.node_count() > 0 && graph.nodes().iter().all(|n| n.x.is_some() && n.y.is_some());
     let large = graph.node_count() > LARGE;
+    // The band holds a scenario's strike ("fails after 2 calls"), a perturbation or a visit
+    // count: scenario and perturbation graphs are small, visits need a cycle. A big acyclic
+    // (imported) graph has none, and ELK is faster without them.
+    let bands = !large || two_lines;
     let children: Vec<Value> = (0..graph.node_count())
         .map(|v| {
             let node = graph.node(v);
             let mut child = json!({ "id": format!("n{v}"), "width": NODE_W, "height": NODE_H });
-            if node.tool {
+            if node.tool && bands {
                 child["labels"] = json!([{
                     "text": "band", "width": NODE_W - 4.0, "height": BAND_H - 2.0,
                     "layoutOptions": { "elk.nodeLabels.placement": "OUTSIDE V_TOP H_CENTER" }
