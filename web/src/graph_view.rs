@@ -117,7 +117,7 @@ pub fn GraphView() -> impl IntoView {
     let overflows = Memo::new(move |_| {
         let (w, h) = vp.content.get();
         let k = vp.k.get();
-        w * k > vp.width.get() * 1.05 || h * k > vp.height.get() * 1.05
+        w * k > vp.width.get() * 1.3 || h * k > vp.height.get() * 1.3
     });
     let minimap = move || {
         drawn
