@@ -10,11 +10,14 @@ use shr_eval::scenario::{self, Scenario};
 
 use crate::graph_view::GraphView;
 use crate::io::ImportExport;
+use crate::lanes::{LaneSwitch, LaneTrace};
 use crate::model::View;
 use crate::panels::{Counters, Escalations, EventLog, MonitorPanel, RouteSummary};
 use crate::pickers::ScenarioPicker;
+use crate::present::{wire_keys, ProjectorToggle};
 use crate::replay::Player;
 use crate::state::{initial, shared_state, ClickMode, Library, Page, Replay, Shared};
+use crate::story::{Highlight, Narration, Tour};
 use crate::url;
 
 #[component]
@@ -38,6 +41,8 @@ pub fn App() -> impl IntoView {
         mode: RwSignal::new(ClickMode::Fail),
     };
     provide_context(page);
+    Highlight::provide(page);
+    wire_keys(page);
     replay.open();
     replay.run();
 
@@ -56,12 +61,19 @@ pub fn App() -> impl IntoView {
                 "Dijkstra finds the cheapest healthy path from where execution stands. The LLM is asked only "
                 "when no path exists."
             </p>
+            <div class="present">
+                <Tour library=library />
+                <ProjectorToggle />
+            </div>
         </header>
         <main class="layout">
             <section class="stage" aria-label="Tool graph">
                 <ScenarioPicker library=library />
+                <LaneSwitch />
                 <GraphView />
                 <Player />
+                <Narration />
+                <LaneTrace />
                 <Legend />
             </section>
             <aside class="panels">

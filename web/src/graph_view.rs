@@ -182,6 +182,7 @@ fn render(page: Page, view: Arc<View>, layout: Arc<Layout>, vp: Viewport) -> imp
         Engine::Elk => "elk",
         Engine::Fallback(_) => "fallback",
     };
+    let (d_page, d_layout) = (page, layout.clone());
     let d = Drawing {
         page,
         show_visits: !whole.revisits.is_empty() || whole.visits.iter().any(|&c| c > 1),
@@ -208,6 +209,7 @@ fn render(page: Page, view: Arc<View>, layout: Arc<Layout>, vp: Viewport) -> imp
             <g class="viewport" transform=move || vp.transform()>
                 <g class="edges">{edges}</g>
                 <g class="nodes">{nodes}</g>
+                {crate::lanes::overlay(d_page, d_layout)}
             </g>
         </svg>
     }
@@ -246,11 +248,15 @@ fn edge_view(d: &Drawing, e: usize) -> impl IntoView {
     // The weight routing uses at the replay's position.
     let weight = move || replay.moment.with(|m| view.timeline.weights(m).get(e).copied().unwrap_or(cost));
     let label_weight = weight.clone();
+    let story = use_context::<crate::story::Highlight>();
     let class = move || {
         let infinite = !weight().is_finite();
         let done = replay.done();
         replay.moment.with(|m| {
             let mut c = String::from("edge");
+            if story.is_some_and(|h| h.0.with(|n| n.edges.contains(&e))) {
+                c.push_str(" story");
+            }
             if infinite {
                 c.push_str(" infinite");
             }
@@ -341,8 +347,12 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     let (page, replay) = (d.page, d.page.replay);
     let state = move || replay.moment.with(|m| state_at(start_state, m, v));
     let ran = move || replay.moment.with(|m| m.ran_nodes.contains(&v));
+    let story = use_context::<crate::story::Highlight>();
     let class = move || {
         let mut c = format!("node {}", state_class(state()));
+        if story.is_some_and(|h| h.0.with(|n| n.nodes.contains(&v))) {
+            c.push_str(" story");
+        }
         replay.moment.with(|m| {
             if is_goal {
                 c.push_str(" goal");

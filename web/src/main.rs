@@ -5,13 +5,16 @@
 mod app;
 mod graph_view;
 mod io;
+mod lanes;
 mod layout;
 mod minimap;
 mod model;
 mod panels;
 mod pickers;
+mod present;
 mod replay;
 mod state;
+mod story;
 mod timeline;
 mod url;
 mod viewport;

@@ -8,7 +8,10 @@ use shr_core::event::{Event, EventKind};
 use shr_core::{audit_completion, NodeIx, Outcome, Status, ToolGraph};
 use shr_eval::cyclic::{self, CyclicExample};
 use shr_eval::perturb::{self, FaultProfile, GeneratedTask, Mode};
-use shr_eval::scenario::{self, EscalationRecord, Executor, FailureSpec, RunReport, Scenario};
+use shr_eval::scenario::story::{self, StoryStep};
+use shr_eval::scenario::{
+    self, EscalationRecord, Executor, FailureSpec, ReactStep, RunReport, Scenario, WorkflowMove,
+};
 
 use crate::timeline::{Moment, Timeline};
 
@@ -129,6 +132,13 @@ pub struct View {
     /// its own), rather than the ReAct agent's own run.
     pub react_priced: bool,
     pub workflow: Option<RunReport>,
+    /// The ReAct agent's Thought / Action / Observation steps (empty when `react_priced`).
+    pub react_steps: Vec<ReactStep>,
+    /// The static workflow's moves (empty without a workflow).
+    pub workflow_moves: Vec<WorkflowMove>,
+    /// The scenario's story with the replay position each step is told from; empty when the
+    /// run is not the scenario's own (another graph, or tools the user failed).
+    pub story: Vec<(StoryStep, usize)>,
     /// The SHR run, step by step: the page's one clock.
     pub timeline: Timeline,
 }
@@ -175,16 +185,24 @@ impl View {
             })
             .collect();
 
+        let mut react_steps = Vec::new();
+        let mut workflow_moves = Vec::new();
         let (shr, react, workflow) = match &setup.source {
             Source::Pack(sc) | Source::Imported(sc) => {
                 let run_sc = match &setup.down {
                     None => (**sc).clone(),
                     Some(d) => sc.with_down(d),
                 };
-                let workflow = setup.source.is_pack().then(|| scenario::run(&run_sc, Executor::Static));
+                let workflow = setup.source.is_pack().then(|| {
+                    let (report, moves) = scenario::run_static_traced(&run_sc);
+                    workflow_moves = moves;
+                    report
+                });
                 // Tools set probing start the run half-open, as they are drawn.
                 let shr = scenario::run_probing(&run_sc, &setup.probing);
-                (shr, scenario::run(&run_sc, Executor::React), workflow)
+                let react = scenario::run_react(&run_sc, &Default::default());
+                react_steps = react.steps;
+                (shr, react.report, workflow)
             }
             Source::Cyclic { example, p, seed } => {
                 let run = cyclic::run(example, *p, *seed);
@@ -222,7 +240,31 @@ impl View {
         };
         let timeline = Timeline::new(&graph, &shr.events, &shr.path, &shr.edges, &probing);
         let react_priced = matches!(setup.source, Source::Cyclic { .. } | Source::Perturb { .. });
-        View { graph, states, fails_after, shr, react, react_priced, workflow, timeline }
+        let story = match &setup.source {
+            Source::Pack(sc) if setup.down.is_none() && setup.probing.is_empty() => {
+                let at = story::anchors(&sc.story, &shr.events);
+                // Told only when every step has its moment in this run.
+                let at: Option<Vec<usize>> = at
+                    .iter()
+                    .map(|a| a.map(|e| e.and_then(|i| timeline.position_of(i)).unwrap_or(0)))
+                    .collect();
+                at.map(|at| sc.story.iter().cloned().zip(at).collect()).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        View {
+            graph,
+            states,
+            fails_after,
+            shr,
+            react,
+            react_priced,
+            workflow,
+            react_steps,
+            workflow_moves,
+            story,
+            timeline,
+        }
     }
 
     /// The moment after the first `k` steps of the replay.

@@ -91,7 +91,13 @@ pub fn Player() -> impl IntoView {
             <span class="counter" data-testid="replay-counter">{counter}</span>
         </div>
         <p class="replay-text" data-testid="replay-text" aria-live="polite">
-            {move || { let k = r.step.get(); page.view.with(|v| describe(&v.0, k)) }}
+            {move || {
+                let k = r.step.get();
+                match r.lane.get() {
+                    crate::lanes::Lane::Shr => page.view.with(|v| describe(&v.0, k)),
+                    lane => page.view.with(|v| crate::lanes::describe(&v.0, lane, k)),
+                }
+            }}
         </p>
     }
 }

@@ -13,6 +13,7 @@ use shr_eval::cyclic::CyclicExample;
 use shr_eval::perturb::{self, Complexity, Mode};
 use shr_eval::scenario::Scenario;
 
+use crate::lanes::{self, Lane};
 use crate::model::{Setup, Source, View};
 use crate::timeline::Moment;
 use crate::url;
@@ -215,6 +216,8 @@ pub struct Replay {
     pub playing: RwSignal<bool>,
     /// Steps per second.
     pub speed: RwSignal<f64>,
+    /// Whose run is replayed: SHR's, or a baseline's on the same graph and failures.
+    pub lane: RwSignal<Lane>,
     view: Memo<Shared>,
     pub moment: Memo<Moment>,
 }
@@ -222,19 +225,41 @@ pub struct Replay {
 impl Replay {
     pub fn new(view: Memo<Shared>) -> Replay {
         let step = RwSignal::new(0);
+        let lane = RwSignal::new(Lane::Shr);
         let moment = Memo::new(move |_| {
             let k = step.get();
-            view.with(|v| v.0.moment(k))
+            match lane.get() {
+                Lane::Shr => view.with(|v| v.0.moment(k)),
+                other => view.with(|v| {
+                    let mut m = lanes::moment(&v.0.graph, &lanes::steps(&v.0, other), k);
+                    // The SHR panels beside a baseline's replay show SHR's whole run.
+                    m.events = v.0.shr.events.len();
+                    m
+                }),
+            }
         });
-        Replay { step, playing: RwSignal::new(false), speed: RwSignal::new(4.0), view, moment }
+        Replay { step, playing: RwSignal::new(false), speed: RwSignal::new(4.0), lane, view, moment }
     }
 
     pub fn total(&self) -> usize {
-        self.view.with(|v| v.0.timeline.len())
+        let lane = self.lane.get();
+        self.view.with(|v| lanes::len(&v.0, lane))
     }
 
     fn total_untracked(&self) -> usize {
-        self.view.with_untracked(|v| v.0.timeline.len())
+        let lane = self.lane.get_untracked();
+        self.view.with_untracked(|v| lanes::len(&v.0, lane))
+    }
+
+    /// Replays another executor's run of the same setup, from its start.
+    pub fn switch(&self, lane: Lane) {
+        if !self.view.with_untracked(|v| lanes::available(&v.0, lane)) {
+            return;
+        }
+        self.playing.set(false);
+        self.step.set(0);
+        self.lane.set(lane);
+        self.playing.set(true);
     }
 
     pub fn done(&self) -> bool {
@@ -247,14 +272,30 @@ impl Replay {
         self.step.set(step.min(self.total_untracked()));
     }
 
-    /// Paused at the run's key decision (or its end, when nothing went wrong).
+    /// Paused at the run's key decision (or its end, when nothing went wrong); a baseline's
+    /// run at its start. A lane the new setup has no run for goes back to SHR's.
     pub fn open(&self) {
+        let lane = self.lane.get_untracked();
+        if lane != Lane::Shr {
+            if self.view.with_untracked(|v| lanes::available(&v.0, lane)) {
+                self.seek(0);
+                return;
+            }
+            self.lane.set(Lane::Shr);
+        }
         self.seek(self.view.with_untracked(|v| v.0.timeline.key));
     }
 
     /// Playing from just before the call that led to the run's key decision (or from the start).
     pub fn approach(&self) {
-        self.step.set(self.view.with_untracked(|v| v.0.timeline.approach));
+        if !self.view.with_untracked(|v| lanes::available(&v.0, self.lane.get_untracked())) {
+            self.lane.set(Lane::Shr);
+        }
+        let from = match self.lane.get_untracked() {
+            Lane::Shr => self.view.with_untracked(|v| v.0.timeline.approach),
+            _ => 0,
+        };
+        self.step.set(from);
         self.playing.set(true);
     }
 

@@ -11,6 +11,7 @@
 mod priced;
 pub mod react;
 mod sim;
+pub mod story;
 mod workflow;
 
 use alloc::format;
@@ -28,7 +29,7 @@ use shr_core::{Decision, EscalationReason, EscalationRequest, Status, Task};
 pub use priced::{as_react, react_llm_calls};
 pub use react::{ReactConfig, ReactRun, ReactSpec, ReactStep};
 pub use sim::{MockLlm, MockTools, ScenarioHost};
-pub use workflow::Workflow;
+pub use workflow::{Workflow, WorkflowMove};
 
 /// A scenario or domain file could not be used. Names the file and the field.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,10 +190,12 @@ pub struct Scenario {
     pub llm: MockLlm,
     /// What the ReAct agent is told (`None`: there is nothing to tell it, and it does not run).
     pub react: Option<ReactSpec>,
+    /// The narrated steps the page tells along SHR's replay (empty: none written).
+    pub story: Vec<story::StoryStep>,
 }
 
-const SCENARIO_FIELDS: [&str; 8] =
-    ["id", "domain", "title", "description", "context", "failures", "expected", "paper"];
+const SCENARIO_FIELDS: [&str; 9] =
+    ["id", "domain", "title", "description", "context", "failures", "expected", "paper", "story"];
 
 impl Scenario {
     /// Parses a scenario file against the known domains. Errors name the file and the field.
@@ -236,6 +239,13 @@ impl Scenario {
                 known(&format!("expected.escalations[{i}].demoted_to"), d)?;
             }
         }
+        let story: Vec<story::StoryStep> = match obj.get("story") {
+            Some(_) => field(file, &obj, "story")?,
+            None => Vec::new(),
+        };
+        if obj.contains_key("story") {
+            story::check(&story, &domain.graph, file)?;
+        }
         Ok(Scenario {
             id,
             domain: domain_name,
@@ -249,6 +259,7 @@ impl Scenario {
             workflow: domain.workflow.clone(),
             llm: domain.llm.clone(),
             react: domain.react.clone(),
+            story,
         })
     }
 
@@ -274,6 +285,7 @@ impl Scenario {
             workflow: Workflow { goal, steps: Vec::new() },
             llm: MockLlm::default(),
             react: ReactSpec::from_graph(&graph),
+            story: Vec::new(),
             graph,
         }
     }
@@ -517,6 +529,14 @@ pub fn run_react(scenario: &Scenario, cfg: &ReactConfig) -> ReactRun {
     let mut run = react::execute(scenario, cfg);
     judge(scenario, &mut run.report);
     run
+}
+
+/// The static workflow's run with its moves (calls, fallback edges, skipped steps, the report),
+/// for a step-by-step replay; judged like [`run`].
+pub fn run_static_traced(scenario: &Scenario) -> (RunReport, Vec<WorkflowMove>) {
+    let (mut report, moves) = workflow::trace_static(scenario);
+    judge(scenario, &mut report);
+    (report, moves)
 }
 
 /// SHR's run of a scenario with some tools' breakers half-open at the start (probing).

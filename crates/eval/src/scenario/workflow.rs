@@ -56,6 +56,23 @@ pub struct Workflow {
     pub steps: Vec<Step>,
 }
 
+/// One move of the static workflow, recorded so its run can be replayed step by step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "move", rename_all = "snake_case")]
+pub enum WorkflowMove {
+    /// Called a tool; `fallback_from`: the coded fallback edge it took from a failed primary.
+    Call { tool: String, ok: bool, fallback_from: Option<String> },
+    /// A coded business rule fired before step `step`: the detour's tools are called next.
+    Guard { step: usize, key: String, goal: String },
+    /// Every coded edge of step `step` failed: its coded detour is taken.
+    Detour { step: usize, goal: String },
+    /// A failure of step `step` that no coded edge handles: the state machine moves on without
+    /// the step. The audit of the completed steps finds it missing afterwards, the run does not.
+    Skip { step: usize, tools: Vec<String> },
+    /// The workflow reports its goal. `silent`: with a required step missing (by the audit).
+    Report { goal: String, silent: bool },
+}
+
 impl Workflow {
     /// Checks that every tool and goal named exists; the error names the first that does not,
     /// with its field path in `file` (`workflow.steps[2].fallback`).
@@ -107,16 +124,26 @@ struct Run<'a> {
     completed: Vec<NodeIx>,
     tool_calls: u32,
     lost: u32,
+    moves: Vec<WorkflowMove>,
 }
 
 impl Run<'_> {
     fn call(&mut self, id: &str) -> bool {
+        self.call_from(id, None)
+    }
+
+    fn call_from(&mut self, id: &str, fallback_from: Option<&str>) -> bool {
         let Some(v) = self.graph.index(id) else { return false };
         self.tool_calls += 1;
         let ok = matches!(self.tools.call(self.graph, v), ToolResult::Ok { .. });
         if ok {
             self.completed.push(v);
         }
+        self.moves.push(WorkflowMove::Call {
+            tool: id.into(),
+            ok,
+            fallback_from: fallback_from.map(Into::into),
+        });
         ok
     }
 
@@ -131,6 +158,11 @@ impl Run<'_> {
 }
 
 pub(super) fn run_static(scenario: &Scenario) -> RunReport {
+    trace_static(scenario).0
+}
+
+/// The static workflow's run with its moves, in order.
+pub(super) fn trace_static(scenario: &Scenario) -> (RunReport, Vec<WorkflowMove>) {
     let graph = &scenario.graph;
     let wf = &scenario.workflow;
     let mut run = Run {
@@ -139,13 +171,15 @@ pub(super) fn run_static(scenario: &Scenario) -> RunReport {
         completed: alloc::vec![graph.start()],
         tool_calls: 0,
         lost: 0,
+        moves: Vec::new(),
     };
     let mut recoveries = 0;
     let mut goal: String = wf.goal.clone();
-    for step in &wf.steps {
+    for (i, step) in wf.steps.iter().enumerate() {
         if let Some(g) = &step.guard {
             let value = scenario.task.context.get(&g.key).and_then(Value::as_f64);
             if value.is_some_and(|v| v > g.max) {
+                run.moves.push(WorkflowMove::Guard { step: i, key: g.key.clone(), goal: g.goal.clone() });
                 goal = run.detour(&g.via, &g.goal);
                 break;
             }
@@ -156,9 +190,11 @@ pub(super) fn run_static(scenario: &Scenario) -> RunReport {
             if ok < step.min_ok.unwrap_or(1) {
                 if let Some(d) = &step.on_exhausted {
                     recoveries += 1;
+                    run.moves.push(WorkflowMove::Detour { step: i, goal: d.goal.clone() });
                     goal = run.detour(&d.via, &d.goal);
                     break;
                 }
+                run.moves.push(WorkflowMove::Skip { step: i, tools: step.tools.clone() });
             }
             continue;
         }
@@ -168,21 +204,26 @@ pub(super) fn run_static(scenario: &Scenario) -> RunReport {
         }
         if let Some(fb) = &step.fallback {
             recoveries += 1;
-            if run.call(fb) {
+            if run.call_from(fb, Some(primary)) {
                 continue;
             }
         }
         if let Some(d) = &step.on_exhausted {
             recoveries += 1;
+            run.moves.push(WorkflowMove::Detour { step: i, goal: d.goal.clone() });
             goal = run.detour(&d.via, &d.goal);
             break;
         }
         // No edge for this failure: the state machine moves on without the step.
+        let mut tools = step.tools.clone();
+        tools.extend(step.fallback.iter().cloned());
+        run.moves.push(WorkflowMove::Skip { step: i, tools });
     }
     let goal_ix = graph.index(&goal).unwrap_or(0);
     run.completed.push(goal_ix);
     let silent = audit_completion(graph, graph.start(), &run.completed, goal_ix).is_err();
-    RunReport {
+    run.moves.push(WorkflowMove::Report { goal: goal.clone(), silent });
+    let report = RunReport {
         scenario: scenario.id.clone(),
         executor: Executor::Static,
         status: if goal == wf.goal { Status::Completed } else { Status::Demoted },
@@ -198,5 +239,6 @@ pub(super) fn run_static(scenario: &Scenario) -> RunReport {
         escalations: Vec::new(),
         events: Vec::new(),
         edges: Vec::new(),
-    }
+    };
+    (report, run.moves)
 }

@@ -1,0 +1,351 @@
+//! The three executors on the same graph: SHR's run (the timeline), the ReAct agent's
+//! Thought / Action / Observation steps (one LLM call each) and the static workflow's moves
+//! (its coded fallback edges, and the step it skips while still reporting success). Each is
+//! replayed on the page's one clock; a baseline's position is drawn as a [`Moment`] built
+//! from its own trace, never from SHR's run.
+
+use std::collections::BTreeSet;
+
+use leptos::prelude::*;
+use shr_core::{BreakerState, NodeIx, ToolGraph};
+use shr_eval::scenario::react::ReactAction;
+use shr_eval::scenario::{ReactStep, WorkflowMove};
+
+use crate::layout::Layout;
+use crate::model::View;
+use crate::state::Page;
+use crate::timeline::{edge_ix, Moment};
+
+/// Which executor's run the replay shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lane {
+    #[default]
+    Shr,
+    React,
+    Static,
+}
+
+impl Lane {
+    pub fn key(self) -> &'static str {
+        match self {
+            Lane::Shr => "shr",
+            Lane::React => "react",
+            Lane::Static => "static",
+        }
+    }
+}
+
+/// One replay step of a baseline, as the page draws and tells it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaneStep {
+    /// The tool called, and whether it answered.
+    pub call: Option<(NodeIx, bool)>,
+    /// A coded fallback edge taken: from the failed primary to this step's tool.
+    pub fallback_from: Option<NodeIx>,
+    /// A step skipped with no coded edge for its failure.
+    pub skipped: Vec<NodeIx>,
+    /// The goal claimed, and whether the claim hides a missing step (silent failure).
+    pub claim: Option<(NodeIx, bool)>,
+    /// LLM calls and tool calls so far, this step included.
+    pub llm_calls: u32,
+    pub tool_calls: u32,
+    /// The step in words: (heading, text) lines.
+    pub lines: Vec<(&'static str, String)>,
+    /// Marked on the graph and in the trace: a skipped step, a silent success.
+    pub marked: bool,
+}
+
+fn label(g: &ToolGraph, id: &str) -> String {
+    g.index(id).map_or_else(|| id.to_string(), |v| g.node(v).label.clone())
+}
+
+/// ReAct's steps: each is one LLM call, so the counter ticks at every one.
+pub fn react_steps(g: &ToolGraph, steps: &[ReactStep]) -> Vec<LaneStep> {
+    let mut tools = 0;
+    steps
+        .iter()
+        .map(|s| {
+            let mut out = LaneStep { llm_calls: s.llm_call, ..Default::default() };
+            out.lines.push(("Thought", s.thought.clone()));
+            match &s.action {
+                ReactAction::Call { tool, capability } => {
+                    tools += 1;
+                    let ok =
+                        s.observation.as_deref().is_some_and(|o| !o.starts_with(&format!("`{tool}` failed")));
+                    out.call = g.index(tool).map(|v| (v, ok));
+                    out.lines.push(("Action", format!("call {} (for {capability})", label(g, tool))));
+                }
+                ReactAction::Finish { goal, status, message } => {
+                    out.claim = g.index(goal).map(|v| (v, false));
+                    let note = message.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
+                    out.lines.push(("Action", format!("finish, {status:?} at {}{note}", label(g, goal))));
+                }
+            }
+            if let Some(o) = &s.observation {
+                out.lines.push(("Observation", o.clone()));
+            }
+            if let Some(e) = s.error {
+                out.lines.push(("Mistake", format!("{e:?}")));
+                out.marked = true;
+            }
+            out.tool_calls = tools;
+            out
+        })
+        .collect()
+}
+
+/// The static workflow's moves; it never calls an LLM.
+pub fn static_steps(g: &ToolGraph, moves: &[WorkflowMove]) -> Vec<LaneStep> {
+    let mut tools = 0;
+    let labels = |ids: &[String]| ids.iter().map(|t| label(g, t)).collect::<Vec<_>>().join(", ");
+    moves
+        .iter()
+        .map(|m| {
+            let mut out = LaneStep::default();
+            match m {
+                WorkflowMove::Call { tool, ok, fallback_from } => {
+                    tools += 1;
+                    out.call = g.index(tool).map(|v| (v, *ok));
+                    out.fallback_from = fallback_from.as_deref().and_then(|f| g.index(f));
+                    let verdict = if *ok { "✓ answered" } else { "✗ failed" };
+                    let text = match fallback_from {
+                        Some(f) => format!(
+                            "coded fallback edge {} → {}: call {} … {verdict}",
+                            label(g, f),
+                            label(g, tool),
+                            label(g, tool)
+                        ),
+                        None => format!("call {} … {verdict}", label(g, tool)),
+                    };
+                    out.lines.push(("Step", text));
+                }
+                WorkflowMove::Guard { key, goal, .. } => out.lines.push((
+                    "Coded rule",
+                    format!("`{key}` is over its coded limit: detour to {}", label(g, goal)),
+                )),
+                WorkflowMove::Detour { goal, .. } => out.lines.push((
+                    "Coded detour",
+                    format!("every coded edge of the step failed: detour to {}", label(g, goal)),
+                )),
+                WorkflowMove::Skip { tools: skipped, .. } => {
+                    out.skipped = skipped.iter().filter_map(|t| g.index(t)).collect();
+                    out.marked = true;
+                    out.lines.push((
+                        "⚠ Skipped",
+                        format!(
+                            "no coded edge for this failure: the workflow moves on without the step ({})",
+                            labels(skipped)
+                        ),
+                    ));
+                }
+                WorkflowMove::Report { goal, silent } => {
+                    out.claim = g.index(goal).map(|v| (v, *silent));
+                    out.marked = *silent;
+                    out.lines.push(("Report", format!("reports success: {}", label(g, goal))));
+                    if *silent {
+                        out.lines.push((
+                            "⚠ Silent failure",
+                            "a required step never ran, yet the run reports success".to_string(),
+                        ));
+                    }
+                }
+            }
+            out.tool_calls = tools;
+            out
+        })
+        .collect()
+}
+
+/// The baseline's steps of a lane (none for SHR's, whose steps are the timeline's).
+pub fn steps(v: &View, lane: Lane) -> Vec<LaneStep> {
+    match lane {
+        Lane::Shr => Vec::new(),
+        Lane::React => react_steps(&v.graph, &v.react_steps),
+        Lane::Static => static_steps(&v.graph, &v.workflow_moves),
+    }
+}
+
+/// What the graph draws after the first `k` steps of a baseline: the tools it completed and
+/// the edges between them, the tools it saw fail, the tool of the step just taken.
+pub fn moment(g: &ToolGraph, steps: &[LaneStep], k: usize) -> Moment {
+    let k = k.min(steps.len());
+    let mut m = Moment::default();
+    m.position = k;
+    m.finished = k == steps.len();
+    let mut path = vec![g.start()];
+    for s in &steps[..k] {
+        match s.call {
+            Some((v, true)) => path.push(v),
+            Some((v, false)) => {
+                m.breakers.insert(v, BreakerState::Open);
+            }
+            None => {}
+        }
+        if let Some((v, _)) = s.claim {
+            path.push(v);
+        }
+    }
+    m.focus = k.checked_sub(1).and_then(|i| steps[i].call.map(|c| c.0).or(steps[i].claim.map(|c| c.0)));
+    m.ran_edges = path.windows(2).filter_map(|w| edge_ix(g, w[0], w[1])).collect();
+    m.ran_nodes = path.iter().copied().collect::<BTreeSet<_>>();
+    m.route_nodes = m.ran_nodes.clone();
+    m.route_edges = m.ran_edges.clone();
+    m
+}
+
+/// The replay length of a lane.
+pub fn len(v: &View, lane: Lane) -> usize {
+    match lane {
+        Lane::Shr => v.timeline.len(),
+        Lane::React => v.react_steps.len(),
+        Lane::Static => v.workflow_moves.len(),
+    }
+}
+
+/// What the step just taken did, in words.
+pub fn describe(v: &View, lane: Lane, k: usize) -> String {
+    let steps = steps(v, lane);
+    match k.checked_sub(1).and_then(|i| steps.get(i)) {
+        None => match lane {
+            Lane::React => "The ReAct agent starts: every step below is one call to its LLM.".into(),
+            _ => "The static workflow starts: coded steps, one fallback edge each.".into(),
+        },
+        Some(s) => s.lines.iter().map(|(h, t)| format!("{h}: {t}")).collect::<Vec<_>>().join(" · "),
+    }
+}
+
+/// Whether a lane has a run of its own to replay here.
+pub fn available(v: &View, lane: Lane) -> bool {
+    match lane {
+        Lane::Shr => true,
+        Lane::React => !v.react_priced && !v.react_steps.is_empty(),
+        Lane::Static => !v.workflow_moves.is_empty(),
+    }
+}
+
+/// The executor switch: the same graph and failures, another executor's run.
+#[component]
+pub fn LaneSwitch() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let r = page.replay;
+    let button = move |lane: Lane, text: &'static str| {
+        let disabled = move || page.view.with(|v| !available(&v.0, lane));
+        view! {
+            <button role="tab" data-testid=format!("lane-{}", lane.key())
+                aria-selected=move || (r.lane.get() == lane).to_string()
+                class:active=move || r.lane.get() == lane
+                disabled=disabled
+                on:click=move |_| r.switch(lane)>{text}</button>
+        }
+    };
+    view! {
+        <div class="lanes" role="tablist" aria-label="Executor replayed on the graph">
+            <span class="lanes-title">"Executor: "</span>
+            {button(Lane::Shr, "Self-Healing Router")}
+            {button(Lane::React, "ReAct agent")}
+            {button(Lane::Static, "Static workflow")}
+        </div>
+    }
+}
+
+/// A baseline's steps so far, newest last, with its counters ticking.
+#[component]
+pub fn LaneTrace() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let r = page.replay;
+    let body = move || {
+        let lane = r.lane.get();
+        if lane == Lane::Shr {
+            return None;
+        }
+        let k = r.step.get();
+        let steps = page.view.with(|v| steps(&v.0, lane));
+        let shown = &steps[..k.min(steps.len())];
+        let last = shown.last();
+        let llm = last.map_or(0, |s| s.llm_calls);
+        let tools = last.map_or(0, |s| s.tool_calls);
+        let intro = match lane {
+            Lane::React => "ReAct asks its LLM at every step: a Thought, then an Action; a tool's answer is the Observation.",
+            _ => "A coded state machine: one fallback edge per step, no LLM. A failure it has no edge for is skipped.",
+        };
+        let items = shown
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let lines = s
+                    .lines
+                    .iter()
+                    .map(|(h, t)| view! { <div><b>{*h}": "</b>{t.clone()}</div> })
+                    .collect_view();
+                view! {
+                    <li class:marked=s.marked class:now=i + 1 == shown.len()
+                        data-testid=if s.marked { "marked-step" } else { "lane-step" }>{lines}</li>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <section class="lane-trace" data-testid="lane-trace" data-lane=lane.key()>
+                <p class="lane-intro">{intro}</p>
+                <p class="lane-counters">
+                    "LLM calls: " <b data-testid="llm-counter">{llm}</b>
+                    " · tool calls: " <b data-testid="tool-counter">{tools}</b>
+                </p>
+                <ol class="lane-steps">{items}</ol>
+            </section>
+        })
+    };
+    view! { {body} }
+}
+
+/// Drawn over the graph for the static workflow: its coded fallback edges taken so far, and a
+/// mark on each step it skipped and on the success it claims without it.
+pub fn overlay(page: Page, layout: std::sync::Arc<Layout>) -> impl IntoView {
+    let r = page.replay;
+    move || {
+        let lane = r.lane.get();
+        if lane == Lane::Shr {
+            return None;
+        }
+        let k = r.step.get();
+        let steps = page.view.with(|v| steps(&v.0, lane));
+        let centre = |v: NodeIx| layout.nodes.get(v).map(|n| n.centre());
+        let g = page.view.with(|v| v.0.graph.clone());
+        let mut out = Vec::new();
+        for s in &steps[..k.min(steps.len())] {
+            if let (Some(from), Some((to, _))) = (s.fallback_from, s.call) {
+                if let (Some((x1, y1)), Some((x2, y2))) = (centre(from), centre(to)) {
+                    let name = format!("{}->{}", g.id(from), g.id(to));
+                    out.push(
+                        view! {
+                            <g class="fallback-edge" data-fallback=name>
+                                <path d=format!("M{x1:.1} {y1:.1} L{x2:.1} {y2:.1}") />
+                                <text x=(x1 + x2) / 2.0 + 6.0 y=(y1 + y2) / 2.0>"coded fallback"</text>
+                            </g>
+                        }
+                        .into_any(),
+                    );
+                }
+            }
+            // Below a skipped tool; above the goal claimed, which sits at the bottom.
+            let marks = s
+                .skipped
+                .iter()
+                .map(|&v| (v, "⚠ step skipped", 24.0))
+                .chain(s.claim.filter(|c| c.1).map(|(v, _)| (v, "⚠ claims success", -46.0)));
+            for (v, text, dy) in marks {
+                if let Some((x, y)) = centre(v) {
+                    out.push(
+                        view! {
+                            <g class="marked-step" data-marked=g.id(v).to_string() transform=format!("translate({x:.1},{y:.1})")>
+                                <rect x="-62" y=dy width="124" height="20" rx="4" />
+                                <text x="0" y=dy + 14.0 text-anchor="middle">{text}</text>
+                            </g>
+                        }
+                        .into_any(),
+                    );
+                }
+            }
+        }
+        Some(view! { <g class="lane-overlay" data-lane=lane.key()>{out}</g> })
+    }
+}
