@@ -142,6 +142,20 @@ test('every scenario graph: no boxes overlap, no label overlaps a label or a box
   }
 });
 
+test('live weights ("1→4.5", "2→800" on half-open tools) fit their labels\' room', async () => {
+  for (const width of [1280, 390]) {
+    const page = await open(env.browser, `${env.url}?scenario=S1&probe=stripe,email,razorpay,sms,crm`, { width, height: 800 });
+    await laidOut(page);
+    await end(page);
+    const costs = await page.$$eval('[data-edge] .cost', (ts) => ts.map((t) => t.textContent));
+    assert.ok(costs.some((c) => /→\d/.test(c)), `some weights changed (${costs})`);
+    const g = await page.evaluate(geometryProblems);
+    assert.deepEqual(g.problems, [], `at ${width} px`);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  }
+});
+
 test('a 60-node layered graph without hints, fitted to view: every text at least 11 px', async () => {
   for (const width of [1280, 390]) {
     const page = await open(env.browser, env.url, { width, height: width > 800 ? 800 : 844 });

@@ -194,12 +194,13 @@ fn has_cycle(graph: &ToolGraph) -> bool {
 
 /// A width for a text of `chars` digits and signs at the graph's 12 px type.
 fn text_w(chars: usize) -> f64 {
-    6.8 * chars as f64 + 2.0
+    6.6 * chars as f64 + 4.0
 }
 
 /// The room an edge label needs: its cost, and the live weight it may change to ("2→∞").
 fn label_size(cost: f64, two_lines: bool) -> (f64, f64) {
-    let chars = num(cost).chars().count() + 1 + 3;
+    // Room for a weight of up to five characters: "1→4.5", "2→800" (a half-open breaker).
+    let chars = num(cost).chars().count() + 1 + 5;
     (text_w(chars), if two_lines { 2.0 * LABEL_LINE_H } else { LABEL_LINE_H })
 }
 
