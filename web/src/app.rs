@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use shr_eval::cyclic;
 use shr_eval::scenario::{self, Scenario};
 
+use crate::editor::Editor;
 use crate::graph_view::GraphView;
 use crate::io::ImportExport;
 use crate::lanes::{LaneSwitch, LaneTrace};
@@ -83,6 +84,7 @@ pub fn App() -> impl IntoView {
                 <MonitorPanel />
                 <EventLog />
                 <ImportExport />
+                <Editor />
             </aside>
         </main>
     }

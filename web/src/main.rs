@@ -3,6 +3,7 @@
 //! on the page comes from shr-core running in the page, never from a re-implementation.
 
 mod app;
+mod editor;
 mod graph_view;
 mod io;
 mod lanes;
@@ -13,6 +14,7 @@ mod panels;
 mod pickers;
 mod present;
 mod replay;
+mod share;
 mod state;
 mod story;
 mod timeline;

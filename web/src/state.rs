@@ -159,7 +159,7 @@ pub const COMPLEXITIES: [(Complexity, &str, &str); 4] = [
 
 pub const MODES: [Mode; 5] = [Mode::P1, Mode::P2, Mode::P3, Mode::P4, Mode::NP];
 
-/// What the URL holds for a setup (an imported graph is not in the URL: it has no id).
+/// What the URL holds for a setup: an imported or edited graph travels whole, compressed.
 pub fn shared_state(s: &Setup) -> url::Shared {
     match &s.source {
         Source::Pack(sc) => url::Shared {
@@ -182,7 +182,13 @@ pub fn shared_state(s: &Setup) -> url::Shared {
             validators: Some(*validators),
             ..Default::default()
         },
-        Source::Imported(_) => url::Shared::default(),
+        Source::Imported(sc) => url::Shared {
+            scenario: Some("custom".into()),
+            graph: Some(crate::share::encode(&serde_json::to_string(sc.graph.spec()).unwrap_or_default())),
+            down: s.down.clone(),
+            probing: s.probing.clone(),
+            ..Default::default()
+        },
     }
 }
 
@@ -190,10 +196,15 @@ pub fn shared_state(s: &Setup) -> url::Shared {
 /// seeing). Unknown ids in the URL are dropped rather than failing the page.
 pub fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
     let shared = url::read();
-    let source = shared
-        .scenario
+    // A shared graph that does not read is dropped like an unknown id.
+    let imported = shared
+        .graph
         .as_deref()
-        .and_then(|id| library.source(id, &shared))
+        .and_then(|g| crate::share::decode(g).ok())
+        .and_then(|json| crate::io::parse(&json).ok())
+        .map(|g| Source::Imported(Arc::new(Scenario::from_graph(g))));
+    let source = imported
+        .or_else(|| shared.scenario.as_deref().and_then(|id| library.source(id, &shared)))
         .or_else(|| library.source("S2", &shared))
         .unwrap_or_else(|| Source::Pack(first.clone()));
     let graph = source.graph().clone();

@@ -14,6 +14,8 @@ pub struct Shared {
     pub mode: Option<String>,
     pub target: Option<String>,
     pub validators: Option<bool>,
+    /// An imported or edited graph, deflated and base64url (`share`).
+    pub graph: Option<String>,
 }
 
 fn decode(s: &str) -> String {
@@ -42,6 +44,7 @@ pub fn parse(query: &str) -> Shared {
             "mode" => out.mode = Some(decode(v)),
             "target" => out.target = Some(decode(v)),
             "validators" => out.validators = Some(v != "0"),
+            "g" => out.graph = Some(v.to_string()),
             _ => {}
         }
     }
@@ -75,6 +78,10 @@ pub fn query(state: &Shared) -> String {
     }
     if let Some(v) = state.validators {
         parts.push(format!("validators={}", u8::from(v)));
+    }
+    if let Some(g) = &state.graph {
+        // base64url needs no escaping.
+        parts.push(format!("g={g}"));
     }
     if parts.is_empty() {
         String::new()
