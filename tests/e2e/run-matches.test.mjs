@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { useBrowser, open, pick, text, end, nodeClass, shot } from './harness.mjs';
+import { useBrowser, open, pick, text, end, nodeClass, shot, drawn } from './harness.mjs';
 
 const env = useBrowser();
 // Every scenario's run, recorded by crates/wasm/tests/native.rs (the same mock tools and LLM).
@@ -79,6 +79,8 @@ test('for every cyclic workflow and ToolMaze fault in the picker, the drawn rout
   const options = await page.$$eval('[data-testid="scenario"] option', (os) => os.map((o) => o.value));
   let runs = 0;
   const check = async (what) => {
+    // A switch of validators changes the graph: it is laid out anew, asynchronously.
+    await drawn(page);
     await end(page);
     const path = sorted(await finishedPath(page));
     assert.deepEqual(await drawnRoute(page), path, `${what}: the drawn route is the run's path`);
