@@ -206,6 +206,8 @@ test('a 500-node graph renders soon after import, with a minimap', async () => {
   assert.ok(ms < 5000, `drawn in ${ms.toFixed(0)} ms`);
   await page.waitForSelector('[data-testid="minimap"]');
   // A press on the minimap's far end brings that part of the graph into view.
+  // The import button is further down the page: bring the minimap back into the window.
+  await page.locator('[data-testid="minimap"]').scrollIntoViewIfNeeded();
   const before = await page.getAttribute('svg.graph g.viewport', 'transform');
   const mini = await page.locator('[data-testid="minimap"]').boundingBox();
   await page.mouse.click(mini.x + mini.width - 3, mini.y + mini.height / 2);
