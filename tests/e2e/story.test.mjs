@@ -130,6 +130,13 @@ test('the guided tour goes S1 -> S2 -> S6 -> S4, each with its story', async () 
     await page.waitForFunction((s) => new URL(location.href).searchParams.get('scenario') === s, id);
     assert.match(await text(page, 'tour-where'), new RegExp(`Tour ${i + 1}/4: ${id}`));
     assert.ok((await page.$$('[data-testid="story-step"]')).length >= 3, `${id} has a story`);
+    if (id === 'S6') {
+      // Its story invites the reader to watch the static workflow's run of the same failures.
+      await page.click('[data-testid="story-show-static"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="lane-static"]').getAttribute('aria-selected') === 'true');
+      await page.click('[data-testid="replay-end"]');
+      await page.waitForSelector('svg.graph .marked-step[data-marked="refund_done"]');
+    }
   }
   assert.equal((await page.$$('[data-testid="tour-next"]')).length, 0, 'S4 ends the tour');
   await page.click('[data-testid="tour-end"]');
@@ -153,5 +160,16 @@ test('keyboard: space plays and pauses, arrows step; projector mode keeps the pa
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `no sideways scrolling at 1280 px in projector mode (${overflow} px over)`);
   await shot(page, 'projector');
+  noErrors(page);
+});
+
+test('no sideways scrolling at 390 px with a baseline replayed and the editor open', async () => {
+  const page = await open(env.browser, `${env.url}?scenario=S6`, { width: 390, height: 844 });
+  await page.click('[data-testid="lane-static"]');
+  await page.click('[data-testid="replay-end"]');
+  await page.waitForSelector('[data-testid="lane-trace"] [data-testid="marked-step"]');
+  await page.click('[data-testid="export-dot"]');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `no sideways scrolling at 390 px (${overflow} px over)`);
   noErrors(page);
 });

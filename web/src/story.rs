@@ -92,13 +92,24 @@ pub fn Narration() -> impl IntoView {
                     let at = *at;
                     let is_now = now == Some(i);
                     let names = step.highlight.join(" ");
+                    let show = match step.show.as_deref() {
+                        Some("react") => Some((Lane::React, "▶ Watch the ReAct agent's run")),
+                        Some("static") => Some((Lane::Static, "▶ Watch the static workflow's run")),
+                        _ => None,
+                    };
+                    let show = show.map(|(lane, text)| {
+                        view! {
+                            <button class="story-show" data-testid=format!("story-show-{}", lane.key())
+                                on:click=move |_| r.switch(lane)>{text}</button>
+                        }
+                    });
                     view! {
                         <li class:now=is_now class:told=now.is_some_and(|n| i < n)
                             aria-current=if is_now { Some("step") } else { None }
                             data-testid="story-step" data-at=at.to_string() data-names=names>
                             <button class="story-jump" title="Show this moment of the run"
                                 on:click=move |_| { r.lane.set(Lane::Shr); r.seek(at) }>{i + 1}</button>
-                            <span>{step.text.clone()}</span>
+                            <span>{step.text.clone()} {show}</span>
                         </li>
                     }
                 })

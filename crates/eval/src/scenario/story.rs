@@ -21,6 +21,9 @@ pub struct StoryStep {
     /// Node ids and `from->to` edges the step is about.
     #[serde(default)]
     pub highlight: Vec<String>,
+    /// Another executor's run this step invites the reader to watch: `react` or `static`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub show: Option<String>,
 }
 
 /// The event of SHR's run a story step is told at: the first such event after the previous
@@ -88,6 +91,9 @@ pub fn check(story: &[StoryStep], graph: &ToolGraph, file: &str) -> Result<(), S
             if graph.index(t).is_none_or(|v| !graph.node(v).tool) {
                 return Err(err(file, &format!("story[{i}].at"), format!("unknown tool `{t}`")));
             }
+        }
+        if s.show.as_deref().is_some_and(|x| x != "react" && x != "static") {
+            return Err(err(file, &format!("story[{i}].show"), "`react` or `static`"));
         }
         if s.text.trim().is_empty() {
             return Err(err(file, &format!("story[{i}].text"), "empty"));
