@@ -50,6 +50,10 @@ fn a_malformed_story_is_refused_with_the_field_named() {
             "story[0].highlight[0]",
         ),
         (
+            serde_json::json!([{"at": "start", "text": "a", "show": "llm"}, {"at": "planned", "text": "b"}, {"at": "finished", "text": "c"}]),
+            "story[0].show",
+        ),
+        (
             serde_json::json!([{"at": "start", "text": "a", "colour": "red"}, {"at": "planned", "text": "b"}, {"at": "finished", "text": "c"}]),
             "story",
         ),
