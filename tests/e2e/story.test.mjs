@@ -80,6 +80,8 @@ test("ReAct's replay has one step per recorded LLM call, the counter ticking at 
     for (let k = 1; k <= total; k++) {
       await stepTo(page, k);
       assert.equal(await text(page, 'llm-counter'), String(k), `${id}: LLM call ${k} at step ${k}`);
+      // The executors' table follows the same clock.
+      assert.equal(await text(page, 'llm-react'), String(k), `${id}: the table's ReAct LLM calls at step ${k}`);
       assert.match(await text(page, 'replay-text'), /^Thought: .* · Action: /);
     }
     // The recorded count, from ReAct's own run in the table, equals the steps replayed.

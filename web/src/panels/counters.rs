@@ -6,6 +6,7 @@ use shr_core::event::EventKind;
 use shr_core::Status;
 use shr_eval::scenario::RunReport;
 
+use crate::lanes::{self, Lane};
 use crate::model::{Source, View};
 use crate::state::Page;
 use crate::timeline::Moment;
@@ -54,9 +55,10 @@ fn totals(key: &'static str, name: &'static str, r: &RunReport, judged: bool) ->
     Row { key, name, counts, outcome, correct, silent }
 }
 
-fn rows(v: &View, m: &Moment, judged: bool) -> Vec<Row> {
+fn rows(v: &View, m: &Moment, judged: bool, lane: Lane) -> Vec<Row> {
     let mut out = Vec::with_capacity(3);
-    if m.finished {
+    // While a baseline is replayed, SHR's run is shown whole.
+    if m.finished || lane != Lane::Shr {
         out.push(totals("shr", "Self-Healing Router", &v.shr, judged));
     } else {
         // SHR's counts at the replay's position, from the events that happened.
@@ -75,7 +77,26 @@ fn rows(v: &View, m: &Moment, judged: bool) -> Vec<Row> {
     let baselines = [("react", react, Some(&v.react)), ("static", "Static workflow", v.workflow.as_ref())];
     for (key, name, report) in baselines {
         let Some(r) = report else { continue };
-        let note = if !m.finished {
+        let replayed = match key {
+            "react" => Lane::React,
+            _ => Lane::Static,
+        };
+        if replayed == lane && !m.finished {
+            // The baseline on the clock: its counts at the replay's position.
+            let steps = lanes::steps(v, lane);
+            let last = steps.get(..m.position.min(steps.len())).and_then(|s| s.last());
+            let (llm, tools) = last.map_or((0, 0), |s| (s.llm_calls, s.tool_calls));
+            out.push(Row {
+                key,
+                name,
+                counts: Ok([llm.to_string(), tools.to_string(), PENDING.to_string()]),
+                outcome: format!("running{PENDING}"),
+                correct: PENDING.to_string(),
+                silent: None,
+            });
+            continue;
+        }
+        let note = if !m.finished && lane == Lane::Shr {
             Some("a run of its own: its totals show at the end of the replay".to_string())
         } else if never_ran(r) {
             Some(format!("did not run: {}", r.problems.join("; ")))
@@ -144,7 +165,8 @@ pub fn Counters() -> impl IntoView {
             // Their own verdicts: goal reached (cyclic), recovered in seed 002's sense (perturbation).
             Source::Cyclic { .. } | Source::Perturb { .. } => true,
         });
-        let rows = page.view.with(|v| rows(&v.0, &m, judged));
+        let lane = page.replay.lane.get();
+        let rows = page.view.with(|v| rows(&v.0, &m, judged, lane));
         let missing = page.view.with(|v| v.0.workflow.is_none()).then(|| {
             view! {
                 <tr data-testid="row-static">
