@@ -106,6 +106,9 @@ fn Legend() -> impl IntoView {
             <li><span class="swatch frontier"></span>"on the search's frontier"</li>
             <li><span class="swatch revisit">"↺×n"</span>"edge taken back to a visited tool"</li>
             <li><span class="swatch perturbed">"⚡"</span>"perturbed (ToolMaze P1-P4)"</li>
+            <li><span class="swatch story"></span>"named by the story step being told"</li>
+            <li><span class="swatch fallback"></span>"static workflow: a coded fallback edge it took"</li>
+            <li><span class="swatch marked">"⚠"</span>"static workflow: a step skipped, a success claimed without it"</li>
         </ul>
     }
 }
