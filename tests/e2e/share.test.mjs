@@ -95,8 +95,13 @@ test('a graph exports as JSON, Mermaid and DOT', async () => {
   noErrors(page);
 });
 
-test('a damaged graph in the URL is dropped, and the page opens', async () => {
+test('a damaged graph in the URL is reported, and the page opens on a scenario', async () => {
   const page = await open(env.browser, `${env.url}?scenario=custom&g=not-a-graph`);
   assert.equal(new URL(page.url()).searchParams.get('scenario'), 'S2');
+  assert.match(await text(page, 'url-error'), /could not be read \(not base64url/);
   noErrors(page);
+  // Valid base64url, but not a deflated graph.
+  const other = await open(env.browser, `${env.url}?scenario=custom&g=aGVsbG8`);
+  assert.match(await text(other, 'url-error'), /could not be read \(not a deflated graph/);
+  noErrors(other);
 });

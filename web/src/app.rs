@@ -31,6 +31,12 @@ pub fn App() -> impl IntoView {
         return view! { <p class="error" role="alert">"The scenario pack is empty."</p> }.into_any();
     };
     let library = Library { pack, cyclic: cyclic::examples().into_iter().map(Arc::new).collect() };
+    // A shared graph that does not read opens the default scenario, and says why.
+    let url_problem = url::read().graph.and_then(|g| {
+        crate::share::decode(&g)
+            .and_then(|json| crate::io::parse(&json).map(drop).map_err(|p| p.join("; ")))
+            .err()
+    });
     let setup = RwSignal::new(initial(&library, &first));
     let view = Memo::new(move |_| Shared(Arc::new(View::new(&setup.get()))));
     let replay = Replay::new(view);
@@ -67,6 +73,9 @@ pub fn App() -> impl IntoView {
                 <ProjectorToggle />
             </div>
         </header>
+        {url_problem.map(|p| view! {
+            <p class="error url-error" role="alert" data-testid="url-error">{format!("The graph in this link could not be read ({p}); showing a scenario instead.")}</p>
+        })}
         <main class="layout">
             <section class="stage" aria-label="Tool graph">
                 <ScenarioPicker library=library />
