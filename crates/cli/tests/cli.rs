@@ -129,7 +129,10 @@ fn perturb_and_cyclic_print_their_matrices() {
     let (ok, out, _) = shr(&["perturb", "--tasks", "5"]);
     assert!(ok);
     assert!(out.contains("SHR without validators (ablation)"));
-    assert!(out.contains("| P4 implicit-permanent |"));
+    assert!(out.contains("| P4 implicit-permanent: plausible wrong value |"));
+    assert!(out.contains("SHR with an LLM judge instead of validators"));
+    assert!(out.contains("| another entity's record | 20 |"), "{out}");
+    assert!(out.contains("| P3 implicit-transient | 3 retries, backoff 100 ms x2, jitter |"));
     let (ok, out, _) = shr(&["bench", "--cyclic", "--runs", "10"]);
     assert!(ok);
     assert_eq!(

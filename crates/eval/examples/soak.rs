@@ -147,14 +147,7 @@ fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
             nd.quota = Some(1 + rng.below(40) as u32);
         }
         if rng.below(4) == 0 {
-            nd.validators.push(Validator {
-                field: "count".into(),
-                required: false,
-                min: Some(0.0),
-                max: None,
-                one_of: None,
-                non_empty: false,
-            });
+            nd.validators.push(Validator { min: Some(0.0), ..Validator::on("count") });
         }
         if rng.below(6) == 0 {
             nd.stage = Some("pay".into());

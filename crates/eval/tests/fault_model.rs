@@ -9,7 +9,9 @@ use shr_core::{
     Call, Category, Decision, EscalationReason, EscalationRequest, Performed, Session, Status, Task,
     ToolFailure, ToolGraph, ToolResult,
 };
-use shr_eval::perturb::{self, Complexity, Mode};
+use shr_eval::perturb::corrupt::corrupt;
+use shr_eval::perturb::world::{Record, EPOCH_MS};
+use shr_eval::perturb::{self, Arm, Complexity, Duration, Family, FaultProfile, Mode, Policy, Setup};
 
 /// start -> book (retry 2) | book_alt (cost 3) -> done. `book` validates its output.
 fn graph() -> ToolGraph {
@@ -164,20 +166,61 @@ fn a_result_failing_its_validator_is_an_implicit_failure() {
     golden("implicit", &s);
 }
 
+/// Families the contract always notices (measured by `detection`, asserted here): on those,
+/// an implicit failure is handled exactly like an explicit one.
 #[test]
-fn with_validators_prr_is_full_and_tasks_without_alternative_escalate() {
-    for c in Complexity::ALL {
-        for seed in 0..30 {
-            let task = perturb::generate(c, seed);
-            for mode in [Mode::P1, Mode::P2, Mode::P3, Mode::P4] {
-                let r = perturb::run_task(&task, mode, true);
-                assert!(r.perturbed, "{} {mode:?}", task.id);
-                assert!(r.recovered, "{} {mode:?}: not recovered", task.id);
-                if task.has_alternative || !mode.permanent() {
-                    assert!(r.success, "{} {mode:?}: a healthy alternative existed", task.id);
-                } else {
-                    assert!(r.escalated && !r.success, "{} {mode:?}: must escalate, never continue", task.id);
+fn detected_families_recover_like_explicit_failures() {
+    let generated = perturb::tasks(20, 7);
+    let table = perturb::detection(&generated);
+    let always: Vec<Family> =
+        table.families.iter().filter(|d| d.validators == d.outputs).map(|d| d.family).collect();
+    assert!(always.contains(&Family::WrongSign) && always.contains(&Family::Stale), "{always:?}");
+    for ts in &generated {
+        for task in ts {
+            let fault = FaultProfile { target: task.victim.clone(), mode: Mode::P2 };
+            let explicit = perturb::run_with(task, &fault, &Setup::default()).flags;
+            for &family in &always {
+                let setup = Setup { family, ..Setup::default() };
+                let fault = FaultProfile { target: task.victim.clone(), mode: Mode::P4 };
+                let implicit = perturb::run_with(task, &fault, &setup).flags;
+                assert!(implicit.perturbed && implicit.recovered, "{} {family:?}", task.id);
+                assert_eq!(implicit.success, explicit.success, "{} {family:?}", task.id);
+                if !task.has_alternative {
+                    assert!(
+                        implicit.escalated && !implicit.success,
+                        "{}: must escalate, never continue",
+                        task.id
+                    );
                 }
+            }
+        }
+    }
+}
+
+/// Where the contract cannot see a wrong value, SHR completes on wrong data, and the table says
+/// so: the undetectable rows count against it.
+#[test]
+fn undetected_wrong_values_count_against_shr() {
+    let generated = perturb::tasks(20, 7);
+    let m = perturb::matrix(&generated, Arm::Validators);
+    let row = m.rows.iter().position(|r| r.mode == Mode::P4 && r.family == Some(Family::Plausible)).unwrap();
+    assert!(m.cells[row].iter().any(|c| c.prr.unwrap() < 1.0), "{:?}", m.cells[row]);
+}
+
+/// A fault of k calls is outlasted by a policy with k retries, on the same tool, unless the
+/// breaker opens first (3 consecutive failures, the default): then the run reroutes.
+#[test]
+fn retries_outlast_faults_of_few_calls() {
+    let trips = shr_core::BreakerConfig::default().consecutive_failures;
+    for seed in 0..200 {
+        let task = perturb::generate(Complexity::C1, seed);
+        let Duration::Calls(k) = task.duration else { continue };
+        let fault = FaultProfile { target: task.victim.clone(), mode: Mode::P1 };
+        for policy in Policy::ALL {
+            let r = perturb::run_with(&task, &fault, &Setup { policy, ..Setup::default() }).flags;
+            if policy.retry().attempts >= k && k < trips {
+                assert!(r.success, "{} k={k} {policy:?}", task.id);
+                assert_eq!(r.tool_calls, r.optimal_calls + k, "{} k={k} {policy:?}", task.id);
             }
         }
     }
@@ -185,18 +228,84 @@ fn with_validators_prr_is_full_and_tasks_without_alternative_escalate() {
 
 #[test]
 fn the_ablation_shows_the_implicit_failure_blind_spot() {
-    let with = perturb::matrix("with", 20, 7, true);
-    let without = perturb::matrix("without", 20, 7, false);
-    for (mi, mode) in Mode::ALL.iter().enumerate() {
+    let generated = perturb::tasks(20, 7);
+    let with = perturb::matrix(&generated, Arm::Validators);
+    let without = perturb::matrix(&generated, Arm::NoValidators);
+    for (ri, row) in with.rows.iter().enumerate() {
         for ci in 0..4 {
-            let (a, b) = (with.cells[mi][ci], without.cells[mi][ci]);
-            if mode.implicit() {
-                assert!(b.prr.unwrap() < a.prr.unwrap(), "{mode:?}: ablation should drop PRR");
-                assert!(b.tsr < a.tsr);
+            let (a, b) = (with.cells[ri][ci], without.cells[ri][ci]);
+            if row.mode.implicit() {
+                assert!(b.tsr <= a.tsr, "{row:?}: the ablation cannot do better");
+                assert_eq!(b.tsr, 0.0, "{row:?}: every family breaks every answer, and nobody looks");
             } else {
-                assert_eq!(a.tsr, b.tsr, "{mode:?}: explicit failures do not need validators");
+                assert_eq!(a.tsr, b.tsr, "{row:?}: explicit failures do not need validators");
             }
         }
+    }
+}
+
+#[test]
+fn every_family_breaks_every_clean_answer_deterministically() {
+    let record = Record::draw(3);
+    let clean = record.answer(1, EPOCH_MS);
+    for family in Family::ALL {
+        let (wrong, broken) = corrupt(&clean, family, 11);
+        assert!(broken && wrong != clean, "{family:?}");
+        assert_eq!(corrupt(&clean, family, 11), (wrong, true), "{family:?}");
+    }
+}
+
+/// The injector is written without the validators: its source names no module of theirs, and
+/// no string or number it holds appears in the contract or in the validators' code.
+#[test]
+fn the_injector_and_the_validators_share_no_code_or_constants() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let injector = read("src/perturb/corrupt.rs");
+    let contract_code = read("src/perturb/contract.rs");
+    let contract = read("contracts/record_api.json");
+    let validators = read("../core/src/validate.rs");
+    for name in ["contract", "validate", "Validator", "judge", "world", "Record"] {
+        assert!(
+            !injector.lines().any(|l| l.trim_start().starts_with("use") && l.contains(name)),
+            "the injector imports `{name}`"
+        );
+    }
+    // The contract module imports the validators and the data file only.
+    assert!(!contract_code.contains("corrupt"), "the contract reads the injector");
+    let code_of = |text: &str| -> String {
+        // Comments and attributes (`#[serde(rename_all = ...)]`) are not knowledge of a tool.
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with("//") && !l.trim_start().starts_with("#["))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let literals = |text: &str| -> Vec<String> {
+        let text = code_of(text);
+        let mut out = Vec::new();
+        for (i, part) in text.split('"').enumerate() {
+            if i % 2 == 1 && !part.is_empty() {
+                out.push(format!("\"{part}\""));
+            }
+        }
+        out
+    };
+    let numbers = |text: &str| -> Vec<String> {
+        code_of(text)
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+            .map(|t| t.trim_matches('.').replace('_', ""))
+            .filter(|t| t.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            // 0, 1, 2 and 10 (a digit's base, halving) are arithmetic, not knowledge of a tool.
+            .filter(|t| !["0", "1", "2", "10", "0.0", "1.0"].contains(&t.as_str()))
+            .collect()
+    };
+    for lit in literals(&injector) {
+        assert!(!contract.contains(&lit), "the injector and the contract share {lit}");
+        assert!(!code_of(&validators).contains(&lit), "the injector and the validators share {lit}");
+    }
+    let theirs: Vec<String> = [numbers(&contract), numbers(&validators)].concat();
+    for n in numbers(&injector) {
+        assert!(!theirs.contains(&n), "the injector and the validators share the number {n}");
     }
 }
 
@@ -206,5 +315,6 @@ fn generation_is_deterministic() {
     let b = perturb::generate(Complexity::C4, 11);
     assert_eq!(a.spec, b.spec);
     assert_eq!(a.victim, b.victim);
+    assert_eq!((a.record, a.duration), (b.record, b.duration));
     assert_ne!(perturb::generate(Complexity::C4, 12).spec, a.spec);
 }

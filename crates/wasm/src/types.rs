@@ -54,6 +54,16 @@ export interface Validator {
   max?: number;
   one_of?: unknown[];
   non_empty?: boolean;
+  /** The field's JSON type. */
+  type?: "string" | "number" | "integer" | "boolean" | "array" | "object";
+  /** A list with at least this many items. */
+  min_items?: number;
+  /** Equals `context.<path>` (the task's context) or `output.<path>` (another output field). */
+  equals?: string;
+  /** A list whose length equals the number at `context.<path>` or `output.<path>`. */
+  length_equals?: string;
+  /** A time in ms on the router's clock, at most this old when the result arrives. */
+  max_age_ms?: number;
 }
 
 export interface EdgeSpec {

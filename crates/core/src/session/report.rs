@@ -50,7 +50,8 @@ impl Run {
         }
         let (failure, implicit) = match result {
             ToolResult::Ok { output, latency_ms } => {
-                match validate::check_all(&env.graph.node(v).validators, &output) {
+                let scope = validate::Scope { context: &self.context, now: self.now };
+                match validate::check_all(&env.graph.node(v).validators, &output, &scope) {
                     Ok(()) => {
                         self.emit(EventKind::ToolSucceeded { tool: tool.to_string(), latency_ms });
                         // A waypoint keeps no result (a host can only report one by redirecting

@@ -1,0 +1,660 @@
+//! Deterministic fault injection after ToolMaze (seed 002): generated DAG tasks at complexity
+//! C1-C4 with substitutable tool groups, one victim tool per task perturbed in one of four
+//! modes, and the metrics TSR, PRR and RC.
+//!
+//! - P1 explicit-transient: calls fail with an error while the fault lasts ([`transient`]: k
+//!   calls or t ms, drawn per task), then succeed.
+//! - P2 explicit-permanent: every call raises a permanent error.
+//! - P3 implicit-transient: calls return a well-formed but wrong result while the fault lasts.
+//! - P4 implicit-permanent: every call returns a well-formed but wrong result.
+//!
+//! Wrong results come from the injector's families ([`corrupt`]), written without the
+//! validators; the validators come from the tools' output contract ([`contract`], a data file).
+//! Three arms read the outputs: the contract's validators, none (the ablation), and a mock LLM
+//! judge asked about every output ([`judge`]).
+
+pub mod contract;
+pub mod corrupt;
+pub mod judge;
+pub mod transient;
+pub mod world;
+
+pub use corrupt::Family;
+pub use transient::{Duration, Policy};
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use self::judge::Judge;
+use self::world::{Record, EPOCH_MS};
+
+use shr_core::event::{Event, EventKind};
+use shr_core::graph::{NodeIx, ToolGraph};
+use shr_core::rng::SplitMix64;
+use shr_core::Millis;
+use shr_core::{
+    Call, Category, Decision, EscalationRequest, Host, Performed, Session, Status, Task, ToolFailure,
+    ToolResult,
+};
+
+/// Perturbation mode. `None` is the unperturbed baseline (NP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Mode {
+    NP,
+    P1,
+    P2,
+    P3,
+    P4,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 5] = [Mode::NP, Mode::P1, Mode::P2, Mode::P3, Mode::P4];
+
+    pub fn permanent(self) -> bool {
+        matches!(self, Mode::P2 | Mode::P4)
+    }
+
+    pub fn implicit(self) -> bool {
+        matches!(self, Mode::P3 | Mode::P4)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::NP => "NP",
+            Mode::P1 => "P1",
+            Mode::P2 => "P2",
+            Mode::P3 => "P3",
+            Mode::P4 => "P4",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mode::NP => "no perturbation",
+            Mode::P1 => "explicit-transient",
+            Mode::P2 => "explicit-permanent",
+            Mode::P3 => "implicit-transient",
+            Mode::P4 => "implicit-permanent",
+        }
+    }
+}
+
+/// Task complexity: the DAG template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Complexity {
+    /// One chain of three stages.
+    C1,
+    /// One chain of four stages ending in a single action.
+    C2,
+    /// Two parallel branches of two stages, each with its own action, joined.
+    C3,
+    /// Three parallel branches of three stages, joined.
+    C4,
+}
+
+impl Complexity {
+    pub const ALL: [Complexity; 4] = [Complexity::C1, Complexity::C2, Complexity::C3, Complexity::C4];
+
+    /// (branches, stages per branch, largest substitute group)
+    fn shape(self) -> (usize, usize, u64) {
+        match self {
+            Complexity::C1 => (1, 3, 2),
+            Complexity::C2 => (1, 4, 3),
+            Complexity::C3 => (2, 2, 2),
+            Complexity::C4 => (3, 3, 3),
+        }
+    }
+}
+
+/// A fault profile: which tool, which mode.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultProfile {
+    pub target: String,
+    pub mode: Mode,
+}
+
+/// A generated task.
+#[derive(Clone, Debug)]
+pub struct GeneratedTask {
+    pub id: String,
+    pub complexity: Complexity,
+    /// The graph as a description (validators included), so the ablation can strip them.
+    pub spec: shr_core::graph::GraphSpec,
+    /// The victim: a tool on the unperturbed plan.
+    pub victim: String,
+    /// Whether the victim's stage has a substitute.
+    pub has_alternative: bool,
+    /// Tool calls of the unperturbed optimal plan.
+    pub optimal_calls: u32,
+    /// The record the task acts on (its context, and what clean tools answer).
+    pub record: Record,
+    /// How long a transient fault on the victim holds.
+    pub duration: Duration,
+    /// The task's own seed (the generation seed mixed with its complexity); corruptions, fault
+    /// durations and the judge draw from it.
+    pub seed: u64,
+}
+
+/// Generates a task. Same complexity and seed, same task.
+pub fn generate(complexity: Complexity, seed: u64) -> GeneratedTask {
+    let task_seed = seed ^ (complexity as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut rng = SplitMix64::new(task_seed);
+    let (branches, stages, max_group) = complexity.shape();
+    let mut nodes = alloc::vec![json!({ "id": "start", "tool": false })];
+    let mut edges = Vec::new();
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for b in 0..branches {
+        let mut prev: Vec<String> = alloc::vec!["start".into()];
+        for s in 0..stages {
+            // C2's last stage is its single action node.
+            let single_action = complexity == Complexity::C2 && s + 1 == stages;
+            let size = if single_action { 1 } else { 1 + rng.below(max_group) as usize };
+            let group: Vec<String> = (0..size).map(|k| format!("b{b}s{s}t{k}")).collect();
+            for (k, id) in group.iter().enumerate() {
+                nodes.push(json!({ "id": id, "stage": format!("b{b}s{s}") }));
+                for p in &prev {
+                    edges.push(json!({ "from": p, "to": id, "cost": 1 + k }));
+                }
+            }
+            groups.push(group.clone());
+            prev = group;
+        }
+        let done = format!("b{b}_done");
+        nodes.push(json!({ "id": done, "tool": false }));
+        for p in &prev {
+            edges.push(json!({ "from": p, "to": done, "cost": 1 }));
+        }
+        edges.push(json!({ "from": done, "to": "goal", "cost": 1 }));
+    }
+    let mut goal = json!({ "id": "goal", "tool": false });
+    if branches > 1 {
+        goal["join"] = json!({ "quorum": branches });
+    }
+    nodes.push(goal);
+    let spec_json = json!({ "nodes": nodes, "edges": edges, "start": "start", "goal": "goal" });
+    let mut spec: shr_core::graph::GraphSpec = serde_json::from_value(spec_json).unwrap_or_default();
+    let checks = contract::validators();
+    for n in spec.nodes.iter_mut().filter(|n| n.tool) {
+        n.validators = checks.clone();
+    }
+    // The primary of every stage is on the optimal plan; pick one stage's as the victim.
+    let victim_group = &groups[rng.below(groups.len() as u64) as usize];
+    GeneratedTask {
+        id: format!("{complexity:?}-{seed}"),
+        complexity,
+        victim: victim_group[0].clone(),
+        has_alternative: victim_group.len() > 1,
+        optimal_calls: (branches * stages) as u32,
+        spec,
+        record: Record::draw(task_seed),
+        duration: Duration::draw(task_seed),
+        seed: task_seed,
+    }
+}
+
+/// Who reads the tools' outputs before the run goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arm {
+    /// The validators of the tools' output contract (deterministic, free).
+    Validators,
+    /// Nobody: the ablation.
+    NoValidators,
+    /// A mock LLM judge, one LLM call per output, with stated miss and false-alarm rates.
+    LlmJudge,
+}
+
+impl Arm {
+    pub const ALL: [Arm; 3] = [Arm::Validators, Arm::NoValidators, Arm::LlmJudge];
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Arm::Validators => "SHR with contract validators",
+            Arm::NoValidators => "SHR without validators (ablation)",
+            Arm::LlmJudge => "SHR with an LLM judge instead of validators",
+        }
+    }
+}
+
+/// How a perturbed run is set up besides its fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    pub arm: Arm,
+    /// The retry policy every tool of the task declares.
+    pub policy: Policy,
+    /// The wrong results of implicit modes (P3, P4).
+    pub family: Family,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup { arm: Arm::Validators, policy: Policy::OneRetry, family: Family::WrongSign }
+    }
+}
+
+/// Tools of a generated task under a fault profile.
+#[derive(Clone, Debug)]
+pub struct PerturbedTools {
+    victim: Option<NodeIx>,
+    mode: Mode,
+    family: Family,
+    duration: Duration,
+    record: Record,
+    seed: u64,
+    victim_calls: u32,
+    first_at: Millis,
+    /// Calls the fault actually hit (a family with nothing to break hits nothing).
+    hits: u32,
+    /// Wrong data the host handed over and the session accepted.
+    pub corrupted_accepted: bool,
+}
+
+impl PerturbedTools {
+    pub fn new(graph: &ToolGraph, task: &GeneratedTask, fault: &FaultProfile, family: Family) -> Self {
+        PerturbedTools {
+            victim: graph.index(&fault.target),
+            mode: fault.mode,
+            family,
+            duration: task.duration,
+            record: task.record.clone(),
+            seed: task.seed,
+            victim_calls: 0,
+            first_at: 0,
+            hits: 0,
+            corrupted_accepted: false,
+        }
+    }
+
+    /// Performs a call at `at`; returns the result and whether it carries wrong data.
+    pub fn call(&mut self, tool: NodeIx, at: Millis) -> (ToolResult, bool) {
+        let clean = ToolResult::ok(self.record.answer(tool, at), 50.0);
+        if Some(tool) != self.victim || self.mode == Mode::NP {
+            return (clean, false);
+        }
+        self.victim_calls += 1;
+        if self.victim_calls == 1 {
+            self.first_at = at;
+        }
+        let hit = self.mode.permanent() || self.duration.holds(self.victim_calls, at, self.first_at);
+        if !hit {
+            return (clean, false);
+        }
+        self.hits += 1;
+        match self.mode {
+            Mode::P1 => (ToolResult::transient("InternalServerError"), false),
+            Mode::P2 => (
+                ToolResult::Err(ToolFailure {
+                    category: Category::Service,
+                    transient: false,
+                    message: "AccountQuotaExhausted".into(),
+                    agent_action: None,
+                    latency_ms: 20.0,
+                }),
+                false,
+            ),
+            _ => {
+                let answer = self.record.answer(tool, at);
+                let (wrong, broken) =
+                    corrupt::corrupt(&answer, self.family, self.seed ^ u64::from(self.victim_calls) << 32);
+                if !broken {
+                    self.hits -= 1;
+                }
+                (ToolResult::ok(wrong, 50.0), broken)
+            }
+        }
+    }
+
+    /// Whether the fault hit at least one call.
+    pub fn perturbed(&self) -> bool {
+        self.hits > 0
+    }
+}
+
+/// The host of a perturbed run: its tools, the judge when the arm has one, and a mock LLM that
+/// stops gracefully when asked (no clean path remains).
+struct PerturbHost {
+    tools: PerturbedTools,
+    judge: Option<Judge>,
+    /// The last call handed over wrong data.
+    wrong: bool,
+    escalations: Vec<crate::scenario::EscalationRecord>,
+}
+
+impl Host for PerturbHost {
+    fn call(&mut self, graph: &ToolGraph, call: &Call, at: Millis) -> Performed {
+        let (mut result, mut wrong) = match graph.index(&call.tool) {
+            Some(v) => self.tools.call(v, at),
+            None => (ToolResult::outage("no such tool"), false),
+        };
+        if let (Some(judge), ToolResult::Ok { .. }) = (self.judge.as_mut(), &result) {
+            if judge.rejects(wrong) {
+                result = ToolResult::transient("LLM judge: the output looks wrong");
+                wrong = false;
+            }
+        }
+        self.wrong = wrong;
+        Performed { result, latency_ms: 50 }
+    }
+
+    fn escalate(&mut self, _: &ToolGraph, request: &EscalationRequest, _: Millis) -> Decision {
+        let stop = Decision::Abort { message: "no clean path: stopping".into() };
+        self.escalations
+            .push(crate::scenario::EscalationRecord { request: request.clone(), decision: stop.clone() });
+        stop
+    }
+
+    fn reported(&mut self, _: &Call, events: &[Event]) {
+        let accepted = events.iter().any(|e| matches!(e.kind, EventKind::ToolSucceeded { .. }));
+        self.tools.corrupted_accepted |= self.wrong && accepted;
+    }
+}
+
+/// One run's flags, as seed 002 records them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunFlags {
+    pub success: bool,
+    pub perturbed: bool,
+    pub recovered: bool,
+    pub escalated: bool,
+    pub tool_calls: u32,
+    /// Tool calls of the unperturbed optimal plan (seed 002's s*).
+    pub optimal_calls: u32,
+    /// The router's LLM calls plus the judge's.
+    pub llm_calls: u32,
+    pub react_llm_calls: u32,
+    /// From the first call to the end of the run, on the simulated clock.
+    pub elapsed_ms: Millis,
+}
+
+/// Runs a generated task under a fault with SHR. `validators` = false is the ablation.
+pub fn run_task(task: &GeneratedTask, mode: Mode, validators: bool) -> RunFlags {
+    run_fault(task, &FaultProfile { target: task.victim.clone(), mode }, validators).flags
+}
+
+/// A perturbed run with everything the session recorded, for replay.
+#[derive(Clone, Debug)]
+pub struct PerturbedRun {
+    pub flags: RunFlags,
+    pub outcome: Option<shr_core::Outcome>,
+    pub events: Vec<shr_core::event::Event>,
+    pub escalations: Vec<crate::scenario::EscalationRecord>,
+    /// The edges the run traversed, in order.
+    pub edges: Vec<(String, String)>,
+}
+
+/// Runs a generated task with any tool as the fault's target (the visualizer lets a person
+/// choose it), with the default setup: validators or none, one retry, wrong signs.
+pub fn run_fault(task: &GeneratedTask, fault: &FaultProfile, validators: bool) -> PerturbedRun {
+    let arm = if validators { Arm::Validators } else { Arm::NoValidators };
+    run_with(task, fault, &Setup { arm, ..Setup::default() })
+}
+
+/// Runs a generated task under a fault and a setup. Whether a clean path remains is judged for
+/// the fault's target: its stage has another tool.
+pub fn run_with(task: &GeneratedTask, fault: &FaultProfile, setup: &Setup) -> PerturbedRun {
+    let failed = |flags| PerturbedRun {
+        flags,
+        outcome: None,
+        events: Vec::new(),
+        escalations: Vec::new(),
+        edges: Vec::new(),
+    };
+    let mode = fault.mode;
+    let mut spec = task.spec.clone();
+    for n in spec.nodes.iter_mut().filter(|n| n.tool) {
+        n.retry = Some(setup.policy.retry());
+        if setup.arm != Arm::Validators {
+            n.validators.clear();
+        }
+    }
+    let Ok(graph) = ToolGraph::from_spec(spec) else {
+        return failed(run_flags_failed(task));
+    };
+    let has_alternative = graph.index(&fault.target).is_some_and(|t| {
+        let stage = &graph.node(t).stage;
+        graph.nodes().iter().filter(|n| n.tool && n.stage == *stage).count() > 1
+    });
+    let context = task.record.context().into_iter().collect();
+    let Ok(mut session) = Session::new(graph.clone(), Task { context, ..Task::default() }, EPOCH_MS) else {
+        return failed(run_flags_failed(task));
+    };
+    let mut host = PerturbHost {
+        tools: PerturbedTools::new(&graph, task, fault, setup.family),
+        judge: (setup.arm == Arm::LlmJudge).then(|| Judge::new(task.seed)),
+        wrong: false,
+        escalations: Vec::new(),
+    };
+    let end = session.drive(&mut host, EPOCH_MS);
+    let PerturbHost { tools, escalations, judge, .. } = host;
+    let escalated = !escalations.is_empty();
+    let outcome = session.outcome();
+    let completed = outcome.is_some_and(|o| o.status == Status::Completed);
+    let success = completed && !tools.corrupted_accepted;
+    let no_clean_path = mode.permanent() && !has_alternative;
+    let recovered = success || (escalated && no_clean_path && !tools.corrupted_accepted);
+    let flags = RunFlags {
+        success,
+        perturbed: tools.perturbed(),
+        recovered,
+        escalated,
+        tool_calls: session.tool_calls(),
+        optimal_calls: task.optimal_calls,
+        llm_calls: session.llm_calls() + judge.map_or(0, |j| j.calls),
+        react_llm_calls: crate::scenario::react_llm_calls(session.events()),
+        elapsed_ms: end.saturating_sub(EPOCH_MS),
+    };
+    PerturbedRun {
+        flags,
+        outcome: session.outcome().cloned(),
+        events: session.events().to_vec(),
+        escalations,
+        edges: crate::scenario::traversed_ids(&graph, session.run()),
+    }
+}
+
+fn run_flags_failed(task: &GeneratedTask) -> RunFlags {
+    RunFlags {
+        success: false,
+        perturbed: false,
+        recovered: false,
+        escalated: false,
+        tool_calls: 0,
+        optimal_calls: task.optimal_calls,
+        llm_calls: 0,
+        react_llm_calls: 0,
+        elapsed_ms: 0,
+    }
+}
+
+/// TSR, PRR and RC over a set of runs (seed 002's definitions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub runs: u32,
+    /// Task success rate: runs that reached the goal on clean data.
+    pub tsr: f64,
+    /// Perturbation recovery rate: perturbed runs that recovered (finished clean, or stopped
+    /// explicitly when no clean path existed). `None` when no run was perturbed.
+    pub prr: Option<f64>,
+    /// Recovery cost as seed 002 defines it: (tool calls - calls of the unperturbed optimal
+    /// plan) / calls of that plan, averaged over the runs that succeeded. An unavoidable failed
+    /// call counts: a transient fault costs at least one call more than the optimum.
+    pub rc: f64,
+    pub llm_calls: u32,
+    pub react_llm_calls: u32,
+    /// Runs that escalated.
+    pub escalations: u32,
+    /// Mean tool calls per run.
+    pub mean_calls: f64,
+    /// Mean simulated time per run, ms.
+    pub mean_ms: f64,
+}
+
+impl Metrics {
+    pub fn of(runs: &[RunFlags]) -> Metrics {
+        let n = runs.len() as u32;
+        if n == 0 {
+            return Metrics::default();
+        }
+        let perturbed: Vec<&RunFlags> = runs.iter().filter(|r| r.perturbed).collect();
+        let finished: Vec<&RunFlags> = runs.iter().filter(|r| r.success).collect();
+        let rc = if finished.is_empty() {
+            0.0
+        } else {
+            finished
+                .iter()
+                .map(|r| (r.tool_calls as f64 - r.optimal_calls as f64) / r.optimal_calls.max(1) as f64)
+                .sum::<f64>()
+                / finished.len() as f64
+        };
+        Metrics {
+            runs: n,
+            tsr: runs.iter().filter(|r| r.success).count() as f64 / n as f64,
+            prr: if perturbed.is_empty() {
+                None
+            } else {
+                Some(perturbed.iter().filter(|r| r.recovered).count() as f64 / perturbed.len() as f64)
+            },
+            rc,
+            llm_calls: runs.iter().map(|r| r.llm_calls).sum(),
+            react_llm_calls: runs.iter().map(|r| r.react_llm_calls).sum(),
+            escalations: runs.iter().filter(|r| r.escalated).count() as u32,
+            mean_calls: runs.iter().map(|r| f64::from(r.tool_calls)).sum::<f64>() / f64::from(n),
+            mean_ms: runs.iter().map(|r| r.elapsed_ms as f64).sum::<f64>() / f64::from(n),
+        }
+    }
+}
+
+/// A row of the matrix: a mode, and for implicit modes the family of wrong results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    pub mode: Mode,
+    pub family: Option<Family>,
+}
+
+impl Row {
+    /// NP, P1, P2, then P3 and P4 once per family.
+    pub fn all() -> Vec<Row> {
+        let mut rows: Vec<Row> =
+            [Mode::NP, Mode::P1, Mode::P2].map(|mode| Row { mode, family: None }).to_vec();
+        for mode in [Mode::P3, Mode::P4] {
+            rows.extend(Family::ALL.map(|f| Row { mode, family: Some(f) }));
+        }
+        rows
+    }
+}
+
+/// The mode (x family) by C1-C4 matrix for one arm.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Matrix {
+    pub label: String,
+    pub arm: Arm,
+    pub rows: Vec<Row>,
+    /// `cells[row][complexity]`
+    pub cells: Vec<Vec<Metrics>>,
+}
+
+/// `tasks` generated tasks per complexity, seeds `seed..seed + tasks`.
+pub fn tasks(tasks: u32, seed: u64) -> Vec<Vec<GeneratedTask>> {
+    Complexity::ALL.iter().map(|&c| (0..u64::from(tasks)).map(|i| generate(c, seed + i)).collect()).collect()
+}
+
+fn runs(ts: &[GeneratedTask], mode: Mode, setup: &Setup) -> Vec<RunFlags> {
+    ts.iter().map(|t| run_with(t, &FaultProfile { target: t.victim.clone(), mode }, setup).flags).collect()
+}
+
+/// Runs every row of the matrix on the generated tasks for one arm (one immediate retry).
+pub fn matrix(generated: &[Vec<GeneratedTask>], arm: Arm) -> Matrix {
+    let rows = Row::all();
+    let cells = rows
+        .iter()
+        .map(|row| {
+            let setup =
+                Setup { arm, policy: Policy::OneRetry, family: row.family.unwrap_or(Family::WrongSign) };
+            generated.iter().map(|ts| Metrics::of(&runs(ts, row.mode, &setup))).collect()
+        })
+        .collect();
+    Matrix { label: arm.describe().to_string(), arm, rows, cells }
+}
+
+/// How often an arm notices one family of wrong results, checked on the victims' outputs
+/// directly (no run around them).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Detection {
+    pub family: Family,
+    pub outputs: u32,
+    /// Wrong outputs the contract's validators reject.
+    pub validators: u32,
+    /// Wrong outputs the mock LLM judge rejects (one LLM call each).
+    pub judge: u32,
+}
+
+/// Detection per family over every generated task's victim, plus (family `None`) false alarms
+/// on clean outputs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DetectionTable {
+    pub families: Vec<Detection>,
+    pub clean_outputs: u32,
+    pub validators_false_alarms: u32,
+    pub judge_false_alarms: u32,
+}
+
+pub fn detection(generated: &[Vec<GeneratedTask>]) -> DetectionTable {
+    let checks = contract::validators();
+    let all: Vec<&GeneratedTask> = generated.iter().flatten().collect();
+    let rejects = |t: &GeneratedTask, output: &Value| {
+        let context = t.record.context().into_iter().collect();
+        let scope = shr_core::validate::Scope { context: &context, now: EPOCH_MS + 50 };
+        shr_core::validate::check_all(&checks, output, &scope).is_err()
+    };
+    let families = Family::ALL
+        .iter()
+        .map(|&family| {
+            let mut d = Detection { family, outputs: 0, validators: 0, judge: 0 };
+            for t in &all {
+                let (wrong, broken) = corrupt::corrupt(&t.record.answer(0, EPOCH_MS), family, t.seed);
+                if !broken {
+                    continue;
+                }
+                d.outputs += 1;
+                d.validators += u32::from(rejects(t, &wrong));
+                d.judge += u32::from(Judge::new(t.seed ^ family as u64).rejects(true));
+            }
+            d
+        })
+        .collect();
+    let clean_outputs = all.len() as u32;
+    let validators_false_alarms =
+        all.iter().filter(|t| rejects(t, &t.record.answer(0, EPOCH_MS))).count() as u32;
+    let judge_false_alarms = all.iter().filter(|t| Judge::new(t.seed).rejects(false)).count() as u32;
+    DetectionTable { families, clean_outputs, validators_false_alarms, judge_false_alarms }
+}
+
+/// A transient mode under one retry policy, pooled over complexities (and families for P3).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PolicyRow {
+    pub mode: Mode,
+    pub policy: Policy,
+    pub metrics: Metrics,
+}
+
+/// P1 and P3 under each retry policy, with the contract's validators.
+pub fn policies(generated: &[Vec<GeneratedTask>]) -> Vec<PolicyRow> {
+    let mut out = Vec::new();
+    for mode in [Mode::P1, Mode::P3] {
+        for policy in Policy::ALL {
+            let families: &[Family] = if mode == Mode::P3 { &Family::ALL } else { &[Family::WrongSign] };
+            let mut flags = Vec::new();
+            for &family in families {
+                let setup = Setup { arm: Arm::Validators, policy, family };
+                for ts in generated {
+                    flags.extend(runs(ts, mode, &setup));
+                }
+            }
+            out.push(PolicyRow { mode, policy, metrics: Metrics::of(&flags) });
+        }
+    }
+    out
+}
