@@ -39,7 +39,7 @@ use alloc::vec::Vec;
 use crate::algo::{Dijkstra, Observer, Plan};
 use crate::error::{ConfigError, SessionError};
 use crate::graph::{NodeIx, ToolGraph};
-use crate::health::{HealthBook, Observation, Transition, WeightMemo};
+use crate::health::{HealthBook, HealthDelta, Observation, Rejection, Transition, WeightMemo};
 use crate::metrics::Metrics;
 use crate::monitor::Monitors;
 use crate::session::{Env, Run};
@@ -173,9 +173,38 @@ impl Router {
     }
 
     /// Marks a tool up: its breaker closes; its weight comes back over a few successes.
-    pub fn mark_up(&mut self, tool: NodeIx) -> Option<Transition> {
+    pub fn mark_up(&mut self, tool: NodeIx, now: Millis) -> Option<Transition> {
         self.memo.forget();
-        self.health.reset(tool)
+        self.health.reset(tool, now)
+    }
+
+    /// Names this router in its fleet: the `origin` of the deltas it publishes.
+    pub fn set_origin(&mut self, origin: &str) {
+        self.health.set_origin(origin);
+    }
+
+    /// The health changes this router made on its own evidence since the last drain, to
+    /// publish to the fleet (see [`crate::health::fleet`]).
+    pub fn drain_health_deltas(&mut self) -> Vec<HealthDelta> {
+        self.health.drain(&self.graph)
+    }
+
+    /// Applies a fleet member's delta, or says why not.
+    pub fn apply_health_delta(
+        &mut self,
+        delta: &HealthDelta,
+        now: Millis,
+    ) -> Result<Option<Transition>, Rejection> {
+        let out = self.health.apply_delta(&self.graph, delta, now);
+        if matches!(out, Ok(Some(_))) {
+            self.memo.forget();
+        }
+        out
+    }
+
+    /// The last delta known for each tool, for a member that joins late.
+    pub fn health_snapshot(&self) -> Vec<HealthDelta> {
+        self.health.snapshot(&self.graph)
     }
 
     /// Records an outcome the host observed outside a run.

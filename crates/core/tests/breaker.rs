@@ -198,7 +198,7 @@ fn health_book_poll_turns_each_breaker_half_open_exactly_when_its_cooldown_ends(
     h.trip(a, 0);
     // `c` is opened, closed by hand, and opened again: its cooldown runs from 300.
     h.trip(c, 200);
-    h.reset(c);
+    h.reset(c, 0);
     h.trip(c, 300);
     let half_open = Transition { from: Open, to: HalfOpen };
     for (now, want) in

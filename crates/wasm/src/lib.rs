@@ -21,6 +21,7 @@
 pub mod convert;
 pub mod driver;
 pub mod error;
+mod fleet;
 mod types;
 
 use std::cell::RefCell;
@@ -299,13 +300,14 @@ impl Router {
     fn build(graph: &JsValue, options: &JsValue) -> Result<Router, ShrError> {
         let text = convert::graph_text(graph)?;
         let graph = ToolGraph::from_json(&text).map_err(|e| ShrError::graph(&e))?;
+        let origin = fleet::origin_option(options)?;
         let (config, clock) = if is_nullish(options) {
             (SessionConfig::default(), None)
         } else {
             if !options.is_object() {
                 return Err(ShrError::new("bad_options", "options must be an object"));
             }
-            only_keys(options, &["config", "clock"], "bad_options", "options")?;
+            only_keys(options, &["config", "clock", "origin"], "bad_options", "options")?;
             let c = get(options, "config", "bad_options", "options")?;
             let config = if is_nullish(&c) {
                 SessionConfig::default()
@@ -314,10 +316,13 @@ impl Router {
             };
             (config, opt_fn(options, "clock", "bad_options", "options")?)
         };
-        let router = shr_core::Router::with_parts(graph, config, Monitors::default()).map_err(|e| {
+        let mut router = shr_core::Router::with_parts(graph, config, Monitors::default()).map_err(|e| {
             let field: Vec<String> = e.field.split('.').map(convert::camel).collect();
             ShrError::new("bad_options", format!("options.config.{} {}", field.join("."), e.message))
         })?;
+        if let Some(origin) = origin {
+            router.set_origin(&origin);
+        }
         install_fast_route();
         Ok(Router::with_graph(router, clock))
     }
@@ -513,7 +518,7 @@ impl Router {
     ) -> Result<JsValue, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
         let now = self.now(number_arg(now, "now", "bad_clock")?)?;
-        self.inner.borrow_mut().router.mark_up(v);
+        self.inner.borrow_mut().router.mark_up(v, now);
         Ok(self.health_view(v, now)?)
     }
 

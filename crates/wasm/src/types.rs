@@ -148,6 +148,43 @@ export interface RouterOptions {
    * clock set back moves no cooldown, window or backoff. A `now` you pass is on this clock.
    */
   clock?: () => number;
+  /**
+   * This router's name in a fleet of routers sharing health (1-128 characters; default
+   * "local"): the `origin` of the deltas it publishes. Deltas carrying it are refused as echoes.
+   */
+  origin?: string;
+}
+
+/**
+ * One health change, as members of a fleet exchange it (see `drainHealthDeltas`). `opened`
+ * carries `until`, when its cooldown ends on the members' shared clock.
+ */
+export interface HealthDelta {
+  tool: string;
+  change: "opened" | "closed";
+  until?: number;
+  version: number;
+  origin: string;
+  at: number;
+}
+
+/** What `applyHealthDelta` did: applied, or refused with a stable code and why. */
+export interface DeltaVerdict {
+  applied: boolean;
+  /** unknown_tool, bad_origin, bad_version, stale_version, bad_change, bad_delta, too_large */
+  code?: string;
+  message?: string;
+  /** The breaker change it caused, if any. */
+  transition?: { from: BreakerState; to: BreakerState };
+}
+
+/** Fleet traffic of one router. */
+export interface FleetStats {
+  published: number;
+  applied: number;
+  rejected: number;
+  /** Deltas dropped from a full outbox (a host that never drains). */
+  dropped: number;
 }
 
 /**

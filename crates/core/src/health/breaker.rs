@@ -263,6 +263,17 @@ impl Breaker {
         Some(self.open(now))
     }
 
+    /// Another member of the fleet opened this tool until `until`: OPEN with that cooldown end
+    /// (an OPEN breaker keeps the later of the two). Returns the transition, if any.
+    pub fn open_until(&mut self, until: Millis, now: Millis) -> Option<Transition> {
+        let opened_at = until.saturating_sub(self.config.cooldown_ms).min(now);
+        if self.state == BreakerState::Open {
+            self.opened_at = self.opened_at.max(opened_at);
+            return None;
+        }
+        Some(self.open(opened_at))
+    }
+
     /// A manual reset (an operator or a host's probe says the tool is back): CLOSED, recovering.
     pub fn reset(&mut self) -> Option<Transition> {
         self.consecutive = 0;

@@ -3,6 +3,7 @@
 
 pub mod breaker;
 pub mod concurrency;
+pub mod fleet;
 pub mod memo;
 pub mod rate_limit;
 pub mod retry;
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub use breaker::{Breaker, BreakerConfig, BreakerState, Transition};
 pub use concurrency::Concurrency;
+pub use fleet::{Change, FleetStats, HealthDelta, Rejection, MAX_ORIGIN};
 pub use memo::{LiveWeights, WeightMemo};
 pub use rate_limit::TokenBucket;
 pub use retry::{backoff, RetryBudget};
@@ -99,6 +101,12 @@ pub enum Observation {
     Outage,
 }
 
+/// A tool whose probe another member of the fleet owns refuses calls while HALF_OPEN: the
+/// fleet, not each member, probes it.
+fn fleet_hold(t: &ToolHealth, held: bool) -> Option<Refusal> {
+    (held && t.breaker.state() != BreakerState::Closed).then_some(Refusal::Probing)
+}
+
 /// Samples kept for the rolling latency mean.
 const LATENCY_SAMPLES: usize = 20;
 /// The window a tool's quota applies to.
@@ -166,6 +174,8 @@ pub struct HealthBook {
     /// too old to count); see [`HealthBook::steady_until`]. May be early, never late.
     steady_until: Millis,
     retry_budget: RetryBudget,
+    /// What this member tells its fleet and has heard from it.
+    fleet: fleet::Ledger,
 }
 
 /// Two books are equal when their tools are; `quiet_until` is only a shortcut.
@@ -203,6 +213,7 @@ impl HealthBook {
                 })
                 .collect(),
             retry_budget: admission.retry_budget,
+            fleet: fleet::Ledger::new(graph.node_count()),
             quiet_until: Millis::MAX,
             steady_until: Millis::MAX,
         }
@@ -211,9 +222,10 @@ impl HealthBook {
     /// Lets a call through to `v` now, or says why not. Takes a probe of a HALF_OPEN breaker, a
     /// place in the bulkhead and a rate-limit token together, or nothing.
     pub fn admit(&mut self, v: NodeIx, now: Millis, retry: bool) -> Result<Permit, Refusal> {
+        let held = self.fleet.held(v, now);
         let t = self.tools.get_mut(v).ok_or(Refusal::Open)?;
         t.breaker.poll(now);
-        if let Some(why) = t.refusal(now) {
+        if let Some(why) = t.refusal(now).or(fleet_hold(t, held)) {
             return Err(why);
         }
         // Checked above: each of these succeeds.
@@ -230,7 +242,8 @@ impl HealthBook {
 
     /// Why `v` would refuse a call now, if it would.
     pub fn refusal(&self, v: NodeIx, now: Millis) -> Option<Refusal> {
-        self.tools.get(v).and_then(|t| t.refusal(now))
+        let held = self.fleet.held(v, now);
+        self.tools.get(v).and_then(|t| t.refusal(now).or(fleet_hold(t, held)))
     }
 
     /// Whether a failed call of `v` may be retried now under the tool's retry budget.
@@ -289,7 +302,7 @@ impl HealthBook {
 
     /// Keeps `quiet_until` no later than the cooldown of `v`'s breaker, if it is OPEN, and
     /// `steady_until` no later than the expiry of the outcome just recorded at `now`.
-    fn watch(&mut self, v: NodeIx, now: Millis) {
+    pub(super) fn watch(&mut self, v: NodeIx, now: Millis) {
         if let Some(t) = self.tools.get(v) {
             if let Some(at) = t.breaker.reopens_at() {
                 self.quiet_until = self.quiet_until.min(at);
@@ -375,26 +388,41 @@ impl HealthBook {
         Self::remember_latency(t, latency_ms);
         let change = t.breaker.on_success(now);
         self.watch(v, now);
+        self.note(v, change, now);
         change
     }
 
     /// Records a failure that may be transient.
     pub fn on_failure(&mut self, v: NodeIx, now: Millis) -> Option<Transition> {
+        let closed = self.tools.get(v)?.breaker.state() == BreakerState::Closed;
         let change = self.tools.get_mut(v)?.breaker.on_failure(now);
         self.watch(v, now);
+        if closed {
+            self.note_failure(v, now);
+        }
+        self.note(v, change, now);
         change
     }
 
     /// A hard failure: the breaker opens at once ("reweight to infinity").
     pub fn trip(&mut self, v: NodeIx, now: Millis) -> Option<Transition> {
+        let before = self.tools.get(v)?.breaker.reopens_at();
         let change = self.tools.get_mut(v)?.breaker.trip(now);
         self.watch(v, now);
+        // A trip of an OPEN breaker moves its cooldown: the fleet hears the new end too.
+        let extended =
+            self.tools.get(v).and_then(|t| t.breaker.reopens_at()).filter(|&at| Some(at) != before);
+        let noted =
+            change.or(extended.map(|_| Transition { from: BreakerState::Open, to: BreakerState::Open }));
+        self.note(v, noted, now);
         change
     }
 
     /// The tool is back (operator or probe): closes the breaker, weight recovering.
-    pub fn reset(&mut self, v: NodeIx) -> Option<Transition> {
-        self.tools.get_mut(v)?.breaker.reset()
+    pub fn reset(&mut self, v: NodeIx, now: Millis) -> Option<Transition> {
+        let change = self.tools.get_mut(v)?.breaker.reset();
+        self.note(v, change, now);
+        change
     }
 
     /// Applies the cooldown to every breaker; returns the transitions it caused.
@@ -430,7 +458,8 @@ impl HealthBook {
                 availability: 1.0,
             };
         };
-        let refusal = if admission { t.refusal(now) } else { None };
+        let refusal =
+            if admission { t.refusal(now).or(fleet_hold(t, self.fleet.held(v, now))) } else { None };
         let rate_limit = match refusal {
             Some(Refusal::RateLimited) => f64::INFINITY,
             _ => weight::rate_limit_factor(t.calls_in_window(now), t.quota),

@@ -1,0 +1,234 @@
+//! Fleet health: deltas between members merge deterministically, an open breaker holds across
+//! the fleet, the fleet sends at most `half_open_probes` probes, and hostile deltas are refused.
+
+use shr_core::health::{
+    BreakerConfig, BreakerState, Change, HealthBook, HealthDelta, Observation, Rejection,
+};
+use shr_core::rng::SplitMix64;
+use shr_core::ToolGraph;
+
+fn graph() -> ToolGraph {
+    ToolGraph::from_json(
+        r#"{"nodes":[{"id":"start","tool":false},{"id":"stripe"},{"id":"razorpay"},{"id":"done","tool":false}],
+           "edges":[{"from":"start","to":"stripe"},{"from":"start","to":"razorpay","cost":2},
+                    {"from":"stripe","to":"done"},{"from":"razorpay","to":"done"}],
+           "start":"start","goal":"done"}"#,
+    )
+    .unwrap()
+}
+
+const COOLDOWN: u64 = 1_000;
+
+fn member(g: &ToolGraph, name: &str) -> HealthBook {
+    let mut h = HealthBook::new(g, BreakerConfig { cooldown_ms: COOLDOWN, ..BreakerConfig::default() });
+    h.set_origin(name);
+    h
+}
+
+fn fleet(g: &ToolGraph, n: usize) -> Vec<HealthBook> {
+    (0..n).map(|i| member(g, &format!("agent-{i:02}"))).collect()
+}
+
+/// Delivers every member's outbox to every other member.
+fn gossip(g: &ToolGraph, books: &mut [HealthBook], now: u64) {
+    let mut sent = Vec::new();
+    for b in books.iter_mut() {
+        sent.extend(b.drain(g));
+    }
+    for b in books.iter_mut() {
+        for d in &sent {
+            if d.origin != b.origin() {
+                b.apply_delta(g, d, now).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn one_member_trips_and_the_fleet_avoids_the_tool() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let mut books = fleet(&g, 16);
+    books[3].trip(stripe, 100);
+    gossip(&g, &mut books, 105);
+    for b in &books {
+        assert_eq!(b.state(stripe), BreakerState::Open, "{}", b.origin());
+        assert!(b.weight(stripe, 105).is_infinite());
+    }
+    // Nothing echoes: applying a remote delta writes nothing to publish.
+    assert!(books.iter_mut().all(|b| b.drain(&g).is_empty()));
+}
+
+#[test]
+fn the_fleet_sends_one_probe_and_all_learn_the_tool_is_back() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let mut books = fleet(&g, 16);
+    books[5].trip(stripe, 100);
+    gossip(&g, &mut books, 110);
+    let after = 100 + COOLDOWN + 1;
+    let permits: Vec<_> = books.iter_mut().map(|b| b.admit(stripe, after, false)).collect();
+    let probes = permits.iter().filter(|p| p.is_ok()).count();
+    assert_eq!(probes, 1, "only the member that opened the breaker probes");
+    assert!(permits[5].is_ok());
+    let permit = permits.into_iter().nth(5).unwrap().unwrap();
+    books[5].settle(permit, Observation::Success { latency_ms: 5.0 }, after + 10);
+    gossip(&g, &mut books, after + 20);
+    for b in &books {
+        assert_eq!(b.state(stripe), BreakerState::Closed, "{}", b.origin());
+    }
+}
+
+#[test]
+fn a_lease_that_runs_out_lets_each_member_probe() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let mut books = fleet(&g, 4);
+    books[0].trip(stripe, 100);
+    gossip(&g, &mut books, 100);
+    // The owner is gone: after its lease (one more cooldown) the others probe for themselves.
+    let late = 100 + 2 * COOLDOWN + 1;
+    assert!(books[1..].iter_mut().all(|b| b.admit(stripe, late, false).is_ok()));
+}
+
+#[test]
+fn members_hearing_deltas_in_any_order_agree() {
+    let g = graph();
+    let tools = [g.index("stripe").unwrap(), g.index("razorpay").unwrap()];
+    for seed in 0..50 {
+        let mut rng = SplitMix64::new(seed);
+        let mut books = fleet(&g, 8);
+        let mut sent: Vec<HealthDelta> = Vec::new();
+        let mut now = 1_000;
+        for _ in 0..40 {
+            now += rng.below(300);
+            let b = rng.below(8) as usize;
+            let v = tools[rng.below(2) as usize];
+            match rng.below(3) {
+                0 => drop(books[b].trip(v, now)),
+                1 => drop(books[b].reset(v, now)),
+                _ => drop(books[b].observe(v, Observation::Failure, now)),
+            }
+            sent.extend(books[b].drain(&g));
+        }
+        // Every member hears every delta, each in its own random order, some twice; what that
+        // makes them publish goes round again, until nothing new is said.
+        let mut end = now + 10;
+        let mut rounds = 0;
+        while !sent.is_empty() {
+            rounds += 1;
+            assert!(rounds < 20, "seed {seed}: the fleet keeps talking");
+            for b in books.iter_mut() {
+                let mut order: Vec<&HealthDelta> = sent.iter().chain(sent.iter().take(5)).collect();
+                for i in (1..order.len()).rev() {
+                    order.swap(i, rng.below(i as u64 + 1) as usize);
+                }
+                for d in order {
+                    let _ = b.apply_delta(&g, d, end);
+                }
+            }
+            sent = books.iter_mut().flat_map(|b| b.drain(&g)).collect();
+            end += 10;
+        }
+        // Every member holds the same last delta for each tool, and the same breaker state.
+        for &v in &tools {
+            let id = g.id(v);
+            let view = |b: &HealthBook| {
+                b.snapshot(&g).into_iter().find(|d| d.tool == id).map(|d| (d.version, d.origin, d.change))
+            };
+            let first = view(&books[0]);
+            for b in &books {
+                assert_eq!(view(b), first, "seed {seed} {}", b.origin());
+                assert_eq!(b.state(v), books[0].state(v), "seed {seed} {}", b.origin());
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_deltas_are_refused_with_a_code_and_change_nothing() {
+    let g = graph();
+    let mut b = member(&g, "me");
+    let good = HealthDelta {
+        tool: "stripe".into(),
+        change: Change::Opened,
+        until: Some(2_000),
+        version: 1,
+        origin: "peer".into(),
+        at: 1_000,
+    };
+    let cases: Vec<(HealthDelta, Rejection)> = vec![
+        (HealthDelta { tool: "stripee".into(), ..good.clone() }, Rejection::UnknownTool),
+        (HealthDelta { origin: "me".into(), ..good.clone() }, Rejection::BadOrigin),
+        (HealthDelta { origin: String::new(), ..good.clone() }, Rejection::BadOrigin),
+        (HealthDelta { origin: "x".repeat(129), ..good.clone() }, Rejection::BadOrigin),
+        (HealthDelta { version: 0, ..good.clone() }, Rejection::BadVersion),
+        (HealthDelta { version: 1 << 60, ..good.clone() }, Rejection::BadVersion),
+        (HealthDelta { until: None, ..good.clone() }, Rejection::BadChange),
+        (HealthDelta { change: Change::Closed, ..good.clone() }, Rejection::BadChange),
+    ];
+    for (d, why) in cases {
+        assert_eq!(b.apply_delta(&g, &d, 1_000), Err(why), "{d:?}");
+    }
+    assert_eq!(b.state(1), BreakerState::Closed);
+    assert!(b.apply_delta(&g, &good, 1_000).is_ok());
+    assert_eq!(b.apply_delta(&g, &good, 1_000), Err(Rejection::StaleVersion));
+    assert_eq!(b.fleet_stats().rejected, 9);
+    assert_eq!(b.fleet_stats().applied, 1);
+}
+
+#[test]
+fn a_far_future_cooldown_is_a_bad_clock_and_is_cut_to_one_cooldown() {
+    let g = graph();
+    let mut b = member(&g, "me");
+    let d = HealthDelta {
+        tool: "stripe".into(),
+        change: Change::Opened,
+        until: Some(u64::MAX / 2),
+        version: 1,
+        origin: "peer".into(),
+        at: 0,
+    };
+    b.apply_delta(&g, &d, 5_000).unwrap();
+    assert_eq!(b.tool(1).unwrap().breaker.reopens_at(), Some(5_000 + COOLDOWN));
+}
+
+/// Failures seen by different members add up: three members failing once each open the
+/// breaker everywhere, and exactly one of them owns the probe.
+#[test]
+fn the_fleets_failures_open_the_breaker_and_one_member_probes() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let mut books = fleet(&g, 8);
+    for b in books.iter_mut().take(3) {
+        b.observe(stripe, Observation::Failure, 100);
+    }
+    // Two rounds: the failures, then the openings they caused.
+    gossip_lenient(&g, &mut books, 101);
+    gossip_lenient(&g, &mut books, 102);
+    for b in &books {
+        assert_eq!(b.state(stripe), BreakerState::Open, "{}", b.origin());
+    }
+    let after = 100 + COOLDOWN + 1;
+    let probes = books.iter_mut().filter_map(|b| b.admit(stripe, after, false).ok()).count();
+    assert_eq!(probes, 1);
+}
+
+/// Like `gossip`, but members that opened together refuse each other's equal-version openings
+/// (`stale_version`): that is the merge, not an error.
+fn gossip_lenient(g: &ToolGraph, books: &mut [HealthBook], now: u64) {
+    let mut sent = Vec::new();
+    for b in books.iter_mut() {
+        sent.extend(b.drain(g));
+    }
+    for b in books.iter_mut() {
+        for d in &sent {
+            if d.origin != b.origin() {
+                match b.apply_delta(g, d, now) {
+                    Ok(_) | Err(Rejection::StaleVersion) => {}
+                    Err(e) => panic!("{e:?}"),
+                }
+            }
+        }
+    }
+}

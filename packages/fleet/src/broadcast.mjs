@@ -1,0 +1,46 @@
+// BroadcastChannel: browser tabs (or Node workers) of one origin share health. A member that
+// joins asks the others for their snapshot and takes what arrives within `snapshotMs`.
+import { within } from './order.mjs';
+
+export function broadcastBus(name = 'shr-fleet', { snapshotMs = 200 } = {}) {
+  const channel = new BroadcastChannel(name);
+  const handlers = new Set();
+  let provider = () => [];
+  const waiting = new Map();
+  channel.onmessage = ({ data }) => {
+    if (data && data.kind === 'delta') handlers.forEach((h) => h(data.delta));
+    else if (data && data.kind === 'snapshot?') channel.postMessage({ kind: 'snapshot', id: data.id, deltas: provider() });
+    else if (data && data.kind === 'snapshot') waiting.get(data.id)?.(data.deltas);
+    // Anything else is a message from a broken or hostile peer: handed over for the router to refuse.
+    else handlers.forEach((h) => h(data));
+  };
+  return {
+    kind: 'broadcast',
+    async publish(delta) {
+      channel.postMessage({ kind: 'delta', delta });
+    },
+    subscribe(handler) {
+      handlers.add(handler);
+      return () => handlers.delete(handler);
+    },
+    /** joinFleet tells the bus how to answer a newcomer's snapshot request. */
+    provide(fn) {
+      provider = fn;
+    },
+    async snapshot() {
+      const id = `${Date.now()}-${Math.random()}`;
+      const got = [];
+      const done = new Promise((resolve) => {
+        waiting.set(id, (deltas) => Array.isArray(deltas) && got.push(...deltas));
+        setTimeout(resolve, snapshotMs).unref?.();
+      });
+      channel.postMessage({ kind: 'snapshot?', id });
+      await within(snapshotMs + 1000, 'broadcast snapshot', done);
+      waiting.delete(id);
+      return got;
+    },
+    async close() {
+      channel.close();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// Fleet health in one process over the in-memory bus: what one router learns, every router
+// knows; the fleet sends one probe; hostile messages are refused with a code, never a crash.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Router, refundGraph } from './helpers.mjs';
+import { memoryHub, joinFleet, startProbes, broadcastBus } from '../../packages/fleet/src/index.mjs';
+
+const COOLDOWN = 200;
+const options = (origin) => ({ origin, config: { breaker: { cooldownMs: COOLDOWN } } });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** N agents, each serving `tasks` refunds one after another, starting `stagger` ms apart;
+ * stripe fails (a transient 503) until `down` is cleared. Returns calls per tool. */
+async function serve({ agents, share, tasks = 6, stagger = 7, hub = memoryHub() }) {
+  const calls = { stripe: 0, razorpay: 0 };
+  const state = { down: true };
+  const tools = {
+    crm: async () => ({ customer: 'c_1' }),
+    stripe: async () => {
+      calls.stripe += 1;
+      await sleep(3);
+      if (state.down) return { success: false, error: 'stripe: 503 Service Unavailable', transient: true };
+      return { refund: 'rf_1' };
+    },
+    razorpay: async () => {
+      calls.razorpay += 1;
+      await sleep(3);
+      return { refund: 'rp_1' };
+    },
+    email: async () => ({ sent: true }),
+    sms: async () => ({ sent: true }),
+  };
+  const routers = Array.from({ length: agents }, (_, i) => new Router(refundGraph(), options(`agent-${i}`)));
+  const fleets = share ? await Promise.all(routers.map((r) => joinFleet(r, hub.bus(), { flushMs: 2 }))) : [];
+  const outcomes = [];
+  await Promise.all(
+    routers.map(async (r, i) => {
+      await sleep(i * stagger);
+      for (let t = 0; t < tasks; t += 1) {
+        const opts = { tools, timeoutMs: 1000, deadlineMs: 5000 };
+        const { outcome } = await r.run(null, share ? fleets[i].options(opts) : opts);
+        outcomes.push(outcome.status);
+        await sleep(5);
+      }
+    }),
+  );
+  return { calls, outcomes, routers, fleets, state, tools, hub };
+}
+
+test('with sharing the fleet stops calling a failing tool after about one threshold', async () => {
+  // What one agent alone spends before it stops calling the tool: the call and its retry.
+  const threshold = (await serve({ agents: 1, share: false })).calls.stripe;
+  assert.ok(threshold >= 2);
+  for (const agents of [4, 16]) {
+    const alone = await serve({ agents, share: false });
+    const shared = await serve({ agents, share: true });
+    await Promise.all(shared.fleets.map((f) => f.close()));
+    console.log(`# ${agents} agents: calls to the failing tool alone ${alone.calls.stripe}, shared ${shared.calls.stripe}`);
+    assert.ok(alone.calls.stripe >= agents * threshold, `alone: ${alone.calls.stripe}`);
+    // A threshold, plus calls that left before the news arrived (a few, whatever N).
+    assert.ok(shared.calls.stripe <= threshold + 6, `shared: ${shared.calls.stripe}`);
+    assert.ok(shared.outcomes.every((s) => s === 'completed'), shared.outcomes.join());
+    for (const r of shared.routers) assert.equal(r.health('stripe').state, 'open');
+  }
+});
+
+test('after the tool recovers the fleet sends one probe and every member routes through it again', async () => {
+  const run = await serve({ agents: 8, share: true, tasks: 4 });
+  run.state.down = false;
+  const probes = run.routers.map((r) => startProbes(r, { stripe: () => run.tools.stripe() }, { intervalMs: 20 }));
+  const before = run.calls.stripe;
+  const deadline = Date.now() + COOLDOWN * 3 + 2000;
+  while (run.routers.some((r) => r.health('stripe').state !== 'closed') && Date.now() < deadline) await sleep(10);
+  probes.forEach((p) => p.stop());
+  await Promise.all(run.fleets.map((f) => f.close()));
+  const sent = probes.reduce((n, p) => n + p.counts.probes, 0);
+  console.log(`# probes by the fleet after recovery: ${sent}; calls ${run.calls.stripe - before}`);
+  assert.equal(sent, 1);
+  for (const r of run.routers) assert.equal(r.health('stripe').state, 'closed');
+});
+
+test('a member that joins late starts from the fleet view', async () => {
+  const hub = memoryHub();
+  const a = new Router(refundGraph(), options('a'));
+  const fa = await joinFleet(a, hub.bus());
+  a.markDown('stripe');
+  await fa.flush();
+  const b = new Router(refundGraph(), options('b'));
+  const fb = await joinFleet(b, hub.bus());
+  assert.equal(b.health('stripe').state, 'open');
+  assert.ok(!b.route().path.includes('stripe'));
+  await Promise.all([fa.close(), fb.close()]);
+});
+
+test('hostile messages on the bus are refused with a code, and nothing crashes', async () => {
+  const hub = memoryHub();
+  const r = new Router(refundGraph(), options('me'));
+  const f = await joinFleet(r, hub.bus());
+  const junk = [
+    null, 42, 'not json', '{"tool":"stripe"}', [], { tool: 'stripe', change: 'opened', version: 1, origin: 'x', at: 0 },
+    { tool: 'nope', change: 'closed', version: 1, origin: 'x', at: 0 },
+    { tool: 'stripe', change: 'closed', version: 0, origin: 'x', at: 0 },
+    { tool: 'stripe', change: 'closed', version: 1, origin: 'me', at: 0 },
+    { tool: 'stripe', change: 'closed', version: 1.5, origin: 'x', at: 0 },
+    { tool: 'stripe', change: 'closed', version: 1, origin: 'x', at: 0, extra: 1 },
+    'x'.repeat(10_000), { tool: 'stripe', change: 'opened', until: -1, version: 1, origin: 'x', at: 0 },
+  ];
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let i = 0; i < 500; i += 1) {
+    const d = { tool: ['stripe', 'email', '', 'crm'][Math.floor(rand() * 4)], change: ['opened', 'closed', 'failed', 'up'][Math.floor(rand() * 4)], version: Math.floor(rand() * 5) - 1, origin: rand() < 0.1 ? 'me' : 'p', at: rand() * 1e6 };
+    if (rand() < 0.5) d.until = rand() < 0.5 ? rand() * 1e15 : 'soon';
+    junk.push(rand() < 0.3 ? JSON.stringify(d).slice(0, Math.floor(rand() * 40)) : d);
+  }
+  for (const m of junk) hub.inject(m);
+  await sleep(5);
+  const total = f.stats.applied + f.stats.rejected;
+  assert.equal(total, junk.length);
+  assert.ok(f.stats.rejected >= 13, JSON.stringify(f.stats.rejectedBy));
+  for (const v of f.rejections) assert.match(v.code, /^[a-z_]+$/);
+  assert.ok(r.route() !== undefined);
+  console.log(`# hostile: ${junk.length} messages, ${f.stats.rejected} refused ${JSON.stringify(f.stats.rejectedBy)}, ${f.stats.applied} well-formed applied`);
+  await f.close();
+});
+
+test('two members over BroadcastChannel share health', async () => {
+  const a = new Router(refundGraph(), options('tab-a'));
+  const b = new Router(refundGraph(), options('tab-b'));
+  const name = `shr-test-${process.pid}`;
+  const fa = await joinFleet(a, broadcastBus(name, { snapshotMs: 20 }));
+  const fb = await joinFleet(b, broadcastBus(name, { snapshotMs: 20 }));
+  a.markDown('stripe');
+  await fa.flush();
+  const deadline = Date.now() + 2000;
+  while (b.health('stripe').state !== 'open' && Date.now() < deadline) await sleep(5);
+  assert.equal(b.health('stripe').state, 'open');
+  await Promise.all([fa.close(), fb.close()]);
+});
