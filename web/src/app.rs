@@ -48,6 +48,7 @@ pub fn App() -> impl IntoView {
         mode: RwSignal::new(ClickMode::Fail),
     };
     provide_context(page);
+    crate::fleet::join(page);
     Highlight::provide(page);
     wire_keys(page);
     replay.open();
@@ -82,6 +83,7 @@ pub fn App() -> impl IntoView {
                 <LaneSwitch />
                 <GraphView />
                 <Player />
+                <crate::fleet::FleetNote />
                 <Narration />
                 <LaneTrace />
                 <Legend />

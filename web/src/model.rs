@@ -7,7 +7,7 @@ use std::sync::Arc;
 use shr_core::event::{Event, EventKind};
 use shr_core::{audit_completion, NodeIx, Outcome, Status, ToolGraph};
 use shr_eval::cyclic::{self, CyclicExample};
-use shr_eval::perturb::{self, FaultProfile, GeneratedTask, Mode};
+use shr_eval::perturb::{self, Arm, Family, FaultProfile, GeneratedTask, Mode};
 use shr_eval::scenario::story::{self, StoryStep};
 use shr_eval::scenario::{
     self, EscalationRecord, Executor, FailureSpec, ReactStep, RunReport, Scenario, WorkflowMove,
@@ -33,6 +33,8 @@ pub enum Source {
         target: String,
         mode: Mode,
         validators: bool,
+        /// The wrong results of an implicit mode (P3, P4).
+        family: Family,
         seed: u64,
     },
 }
@@ -65,12 +67,13 @@ impl Source {
                  Control-flow faults redirect a step with probability {p} (seed {seed}).",
                 example.graph.spec().name.clone().unwrap_or_else(|| example.id.to_string())
             ),
-            Source::Perturb { task, target, mode, validators, .. } => format!(
-                "ToolMaze task {} ({} tools): {target} is perturbed {mode:?} ({}), validators {}. \
+            Source::Perturb { task, target, mode, validators, family, .. } => format!(
+                "ToolMaze task {} ({} tools): {target} is perturbed {mode:?} ({}{}), validators {}. \
                  Click another tool to perturb it instead.",
                 task.id,
                 task.spec.nodes.iter().filter(|n| n.tool).count(),
                 mode.describe(),
+                if mode.implicit() { format!(": {}", family.describe()) } else { String::new() },
                 if *validators { "on" } else { "off (the ablation)" }
             ),
         }
@@ -218,9 +221,11 @@ impl View {
                 let react = scenario::as_react(shr.clone());
                 (shr, react, None)
             }
-            Source::Perturb { task, target, mode, validators, .. } => {
+            Source::Perturb { task, target, mode, validators, family, .. } => {
                 let fault = FaultProfile { target: target.clone(), mode: *mode };
-                let run = perturb::run_fault(task, &fault, *validators);
+                let arm = if *validators { Arm::Validators } else { Arm::NoValidators };
+                let setup = perturb::Setup { arm, family: *family, ..perturb::Setup::default() };
+                let run = perturb::run_with(task, &fault, &setup);
                 let completed = run.outcome.as_ref().is_some_and(|o| o.status == Status::Completed);
                 // seed 002's success is "completed on clean data": completed without it, the run
                 // accepted wrong data.

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::model::Source;
 use crate::state::{shared_state, ClickMode, Library, Page, COMPLEXITIES, MODES};
 use crate::url;
+use shr_eval::perturb::Family;
 
 /// The 19 scenarios by domain and the cyclic workflows, the description of the chosen one, and
 /// the click mode (or, for a cyclic workflow, its fault probability and seed).
@@ -155,6 +156,25 @@ fn PerturbControls(library: StoredValue<Library>) -> impl IntoView {
     };
     let mode = move || params().and_then(|(_, p)| p.mode).unwrap_or_default();
     let validators = move || params().and_then(|(_, p)| p.validators).unwrap_or(true);
+    let family = move || params().and_then(|(_, p)| p.family).unwrap_or_default();
+    // Whether the validators caught the wrong result: an implicit failure of the perturbed tool
+    // in the run, or the run claiming success on wrong data.
+    let verdict = move || {
+        page.view.with(|v| {
+            let Source::Perturb { target, mode, .. } = page.setup.with(|s| s.source.clone()) else { return None };
+            if !mode.implicit() {
+                return None;
+            }
+            let caught = v.0.shr.events.iter().any(|e| {
+                matches!(&e.kind, shr_core::EventKind::ToolFailed { tool, implicit: true, .. } if *tool == target)
+            });
+            Some(if caught {
+                format!("caught: {target}'s wrong result failed a validator, and the run routed around it")
+            } else {
+                format!("not caught: {target}'s wrong result passed as data")
+            })
+        })
+    };
     let seed = move || params().and_then(|(_, p)| p.seed).unwrap_or(0);
     view! {
         <div class="mode cyclic-controls">
@@ -169,6 +189,18 @@ fn PerturbControls(library: StoredValue<Library>) -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
+            <label>
+                "wrong results "
+                <select data-testid="perturb-family" prop:value=family
+                    on:change=move |ev| { let f = event_target_value(&ev); change(&|p| p.family = Some(f.clone())) }>
+                    {Family::ALL.iter().map(|f| {
+                        let v = f.name().to_string();
+                        let v2 = v.clone();
+                        view! { <option value=v.clone() selected=move || family() == v2>{f.describe()}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || verdict().map(|text| view! { <span class="perturb-verdict" data-testid="perturb-verdict">{text}</span> })}
             <label>
                 <input type="checkbox" data-testid="perturb-validators" prop:checked=validators
                     on:change=move |_| { let on = !validators(); change(&|p| p.validators = Some(on)) } />

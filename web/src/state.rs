@@ -10,7 +10,7 @@ use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 use shr_core::ToolGraph;
 use shr_eval::cyclic::CyclicExample;
-use shr_eval::perturb::{self, Complexity, Mode};
+use shr_eval::perturb::{self, Complexity, Family, Mode};
 use shr_eval::scenario::Scenario;
 
 use crate::lanes::{self, Lane};
@@ -37,6 +37,14 @@ pub enum ClickMode {
     Probe,
 }
 
+/// The failed tools as set: the clicks so far, or the source's own failures before any click.
+fn current_down(s: &Setup) -> Vec<String> {
+    match &s.down {
+        Some(d) => d.clone(),
+        None => s.source.failures().iter().map(|f| f.tool.clone()).collect(),
+    }
+}
+
 /// The page's state, shared by its components.
 #[derive(Clone, Copy)]
 pub struct Page {
@@ -51,40 +59,61 @@ pub struct Page {
 impl Page {
     /// Fails / restores (or sets probing / closes) a tool, and replays the reroute.
     pub fn click_tool(&self, id: &str) {
-        if let Source::Perturb { task, graph, mode, validators, seed, .. } =
+        if let Source::Perturb { task, graph, mode, validators, family, seed, .. } =
             self.setup.with_untracked(|s| s.source.clone())
         {
-            self.show(Source::Perturb { task, graph, target: id.to_string(), mode, validators, seed });
+            self.show(Source::Perturb {
+                task,
+                graph,
+                target: id.to_string(),
+                mode,
+                validators,
+                family,
+                seed,
+            });
             return;
         }
         if !self.setup.with_untracked(|s| s.source.takes_failures()) {
             return;
         }
-        let mode = self.mode.get_untracked();
-        // The route the run took before the click fades while the new run replays.
+        match self.mode.get_untracked() {
+            ClickMode::Fail => {
+                let failed = !self.setup.with_untracked(|s| current_down(s).iter().any(|t| t == id));
+                self.set_failed(id, failed);
+                let source = self.setup.with_untracked(|s| s.source.id());
+                crate::fleet::announce(&source, id, failed);
+            }
+            ClickMode::Probe => {
+                self.ghost.set(self.replay.moment.with_untracked(|m| m.route_edges.clone()));
+                self.setup.update(|s| {
+                    let mut down = current_down(s);
+                    if let Some(i) = s.probing.iter().position(|t| t == id) {
+                        s.probing.remove(i);
+                    } else {
+                        s.probing.push(id.to_string());
+                    }
+                    down.retain(|t| t != id);
+                    s.down = Some(down);
+                });
+                self.replay.approach();
+            }
+        }
+    }
+
+    /// Fails or restores a tool (a click here, or another tab's through [`crate::fleet`]), and
+    /// replays the reroute; the route before fades while the new run replays.
+    pub fn set_failed(&self, id: &str, failed: bool) {
+        if !self.setup.with_untracked(|s| s.source.takes_failures()) {
+            return;
+        }
         self.ghost.set(self.replay.moment.with_untracked(|m| m.route_edges.clone()));
         self.setup.update(|s| {
-            let mut down = match &s.down {
-                Some(d) => d.clone(),
-                None => s.source.failures().iter().map(|f| f.tool.clone()).collect(),
-            };
-            let toggle = |list: &mut Vec<String>| {
-                if let Some(i) = list.iter().position(|t| t == id) {
-                    list.remove(i);
-                } else {
-                    list.push(id.to_string());
-                }
-            };
-            match mode {
-                ClickMode::Fail => {
-                    toggle(&mut down);
-                    s.probing.retain(|t| t != id);
-                }
-                ClickMode::Probe => {
-                    toggle(&mut s.probing);
-                    down.retain(|t| t != id);
-                }
+            let mut down = current_down(s);
+            down.retain(|t| t != id);
+            if failed {
+                down.push(id.to_string());
             }
+            s.probing.retain(|t| t != id);
             s.down = Some(down);
         });
         self.replay.approach();
@@ -136,12 +165,14 @@ impl Library {
                 .unwrap_or_else(|| task.victim.clone());
             let mode =
                 MODES.iter().find(|m| Some(format!("{m:?}")) == params.mode).copied().unwrap_or(Mode::P3);
+            let family = params.family.as_deref().and_then(Family::from_name).unwrap_or(Family::WrongSign);
             return Some(Source::Perturb {
                 task: Arc::new(task),
                 graph: Arc::new(graph),
                 target,
                 mode,
                 validators,
+                family,
                 seed,
             });
         }
@@ -174,12 +205,13 @@ pub fn shared_state(s: &Setup) -> url::Shared {
             seed: Some(*seed),
             ..Default::default()
         },
-        Source::Perturb { target, mode, validators, seed, .. } => url::Shared {
+        Source::Perturb { target, mode, validators, family, seed, .. } => url::Shared {
             scenario: Some(s.source.id()),
             seed: Some(*seed),
             mode: Some(format!("{mode:?}")),
             target: Some(target.clone()),
             validators: Some(*validators),
+            family: Some(family.name().to_string()),
             ..Default::default()
         },
         Source::Imported(sc) => url::Shared {

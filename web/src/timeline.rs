@@ -236,7 +236,7 @@ fn weights(graph: &ToolGraph, events: &[Event], probing: &[NodeIx]) -> Vec<(usiz
     for (i, e) in events.iter().enumerate() {
         let changed = match &e.kind {
             EventKind::BreakerChanged { tool, to: BreakerState::Closed, .. } => {
-                graph.index(tool).map(|v| router.mark_up(v)).is_some()
+                graph.index(tool).map(|v| router.mark_up(v, e.at)).is_some()
             }
             EventKind::BreakerChanged { to: BreakerState::HalfOpen, .. } => true,
             kind => failed_for_good(graph, kind).map(|v| router.mark_down(v, e.at)).is_some(),

@@ -14,6 +14,8 @@ pub struct Shared {
     pub mode: Option<String>,
     pub target: Option<String>,
     pub validators: Option<bool>,
+    /// A perturbation's family of wrong results (`plausible`, `stale`, ...).
+    pub family: Option<String>,
     /// An imported or edited graph, deflated and base64url (`share`).
     pub graph: Option<String>,
 }
@@ -44,6 +46,7 @@ pub fn parse(query: &str) -> Shared {
             "mode" => out.mode = Some(decode(v)),
             "target" => out.target = Some(decode(v)),
             "validators" => out.validators = Some(v != "0"),
+            "family" => out.family = Some(decode(v)),
             "g" => out.graph = Some(v.to_string()),
             _ => {}
         }
@@ -78,6 +81,9 @@ pub fn query(state: &Shared) -> String {
     }
     if let Some(v) = state.validators {
         parts.push(format!("validators={}", u8::from(v)));
+    }
+    if let Some(f) = &state.family {
+        parts.push(format!("family={}", encode(f)));
     }
     if let Some(g) = &state.graph {
         // base64url needs no escaping.

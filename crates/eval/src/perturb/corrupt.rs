@@ -50,6 +50,24 @@ impl Family {
         Family::WrongEntity,
     ];
 
+    /// The family's name in URLs and JSON (`wrong_sign`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::WrongSign => "wrong_sign",
+            Family::Plausible => "plausible",
+            Family::MissingField => "missing_field",
+            Family::WrongType => "wrong_type",
+            Family::Empty => "empty",
+            Family::Truncated => "truncated",
+            Family::Stale => "stale",
+            Family::WrongEntity => "wrong_entity",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
             Family::WrongSign => "wrong sign",
