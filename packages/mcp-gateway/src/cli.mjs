@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// shr-mcp-gateway --config shr.json [--http PORT] [--export-graph]
+//   stdio (default): the agent starts the gateway as its MCP server.
+//   --http PORT: streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port, printed on stdout).
+//   --export-graph: prints the SHR graph the config makes (the page imports it) and exits.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Gateway } from './gateway.mjs';
+import { toGraph, readConfig } from './config.mjs';
+
+const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const log = (m) => process.stderr.write(`shr-mcp-gateway: ${m}\n`);
+const path = arg('config');
+if (!path) {
+  log('usage: shr-mcp-gateway --config shr.json [--http PORT] [--export-graph]');
+  process.exit(2);
+}
+let raw;
+try {
+  raw = JSON.parse(readFileSync(path, 'utf8'));
+  if (process.argv.includes('--export-graph')) {
+    process.stdout.write(`${JSON.stringify(toGraph(readConfig(raw)), null, 2)}\n`);
+    process.exit(0);
+  }
+} catch (e) {
+  log(`${path}: ${e.message}`);
+  process.exit(2);
+}
+// The gateway outlives anything an upstream does: an error nobody awaited is logged, not fatal.
+process.on('unhandledRejection', (e) => log(`unhandled: ${e?.message ?? e}`));
+process.on('uncaughtException', (e) => log(`uncaught: ${e?.message ?? e}`));
+
+const gateway = await new Gateway(raw, { log }).start();
+const port = arg('http');
+if (port === undefined) {
+  await gateway.mcpServer().connect(new StdioServerTransport());
+} else {
+  // Stateless streamable HTTP: a server and transport per request, one gateway (one health) for all.
+  const http = createServer(async (req, res) => {
+    if (!req.url.startsWith('/mcp')) return res.writeHead(404).end();
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    let body;
+    try {
+      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    } catch {
+      return res.writeHead(400).end('bad JSON');
+    }
+    const server = gateway.mcpServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      transport.close().catch(() => {});
+      server.close().catch(() => {});
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } catch (e) {
+      log(`http: ${e?.message ?? e}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    }
+  });
+  http.listen(Number(port), '127.0.0.1', () => {
+    process.stdout.write(`http://127.0.0.1:${http.address().port}/mcp\n`);
+  });
+}
+const stop = async () => {
+  await gateway.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,65 @@
+// The gateway's config: upstream MCP servers and capabilities, each a list of alternative
+// upstream tools in order of preference. It becomes an SHR tool graph: per capability, start ->
+// each alternative (cost 1, 2, ...) -> done. Read strictly: a misspelt key is an error.
+
+const fail = (msg) => {
+  const e = new Error(`config: ${msg}`);
+  e.code = 'bad_config';
+  throw e;
+};
+
+function only(obj, keys, where) {
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) fail(`${where} must be an object`);
+  for (const k of Object.keys(obj)) if (!keys.includes(k)) fail(`${where}: unknown key \`${k}\` (known: ${keys.join(', ')})`);
+}
+
+export function readConfig(raw) {
+  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', '$schema'], 'the config');
+  only(raw.servers, Object.keys(raw.servers ?? {}), 'servers');
+  const servers = {};
+  for (const [name, s] of Object.entries(raw.servers)) {
+    only(s, ['command', 'args', 'url', 'env'], `servers.${name}`);
+    if (!!s.command === !!s.url) fail(`servers.${name} needs exactly one of \`command\` (stdio) or \`url\` (streamable HTTP)`);
+    if (s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === 'string'))) fail(`servers.${name}.args must be a list of strings`);
+    servers[name] = { name, command: s.command, args: s.args ?? [], url: s.url, env: s.env };
+  }
+  if (!Array.isArray(raw.capabilities) || raw.capabilities.length === 0) fail('capabilities must be a non-empty list');
+  const capabilities = raw.capabilities.map((c, i) => {
+    only(c, ['name', 'description', 'alternatives', 'inputSchema'], `capabilities[${i}]`);
+    if (typeof c.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(c.name)) fail(`capabilities[${i}].name must be 1-64 letters, digits, _ or -`);
+    if (!Array.isArray(c.alternatives) || c.alternatives.length === 0) fail(`capabilities[${i}].alternatives must be a non-empty list of "server/tool"`);
+    const alternatives = c.alternatives.map((a, j) => {
+      const m = typeof a === 'string' && a.match(/^([^/]+)\/(.+)$/);
+      if (!m) fail(`capabilities[${i}].alternatives[${j}] must be "server/tool", got ${JSON.stringify(a)}`);
+      if (!servers[m[1]]) fail(`capabilities[${i}].alternatives[${j}] names an unknown server \`${m[1]}\``);
+      return { server: m[1], tool: m[2], node: `${m[1]}__${m[2]}`.replace(/[^A-Za-z0-9_-]/g, '_') };
+    });
+    return { name: c.name, description: c.description ?? `${c.name}, routed around failures by SHR`, alternatives, inputSchema: c.inputSchema };
+  });
+  const timeoutMs = raw.timeoutMs ?? 10_000;
+  const cooldownMs = raw.cooldownMs ?? 30_000;
+  for (const [k, v] of [['timeoutMs', timeoutMs], ['cooldownMs', cooldownMs]]) {
+    if (!(Number.isFinite(v) && v > 0 && v <= 2_147_483_647)) fail(`${k} must be a number of ms in 1..2147483647`);
+  }
+  return { servers, capabilities, timeoutMs, cooldownMs };
+}
+
+/** One SHR graph for all capabilities; a task starts at `start:<cap>` and ends at `done:<cap>`. */
+export function toGraph(config) {
+  const nodes = [];
+  const edges = [];
+  for (const c of config.capabilities) {
+    nodes.push({ id: `start_${c.name}`, tool: false, label: c.name });
+    nodes.push({ id: `done_${c.name}`, tool: false, label: `${c.name} done` });
+    c.alternatives.forEach((a, k) => {
+      if (!nodes.some((n) => n.id === a.node)) {
+        // One attempt: a timeout or an error reroutes at once; the breaker remembers it.
+        nodes.push({ id: a.node, label: `${a.server}/${a.tool}`, stage: c.name, retry: { attempts: 0 } });
+      }
+      edges.push({ from: `start_${c.name}`, to: a.node, cost: k + 1 });
+      edges.push({ from: a.node, to: `done_${c.name}`, cost: 0 });
+    });
+  }
+  const first = config.capabilities[0].name;
+  return { name: 'shr-mcp-gateway', nodes, edges, start: `start_${first}`, goal: `done_${first}` };
+}

@@ -1,0 +1,93 @@
+// One upstream MCP server: an SDK client over stdio (a command the gateway starts) or streamable
+// HTTP (a URL). A server that crashes or disconnects is restarted with exponential backoff on a
+// monotonic clock; calls made meanwhile fail at once (the router routes around them).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export class Upstream {
+  constructor(spec, { timeoutMs, log = () => {} }) {
+    this.spec = spec;
+    this.timeoutMs = timeoutMs;
+    this.log = log;
+    this.client = null;
+    this.tools = new Map();
+    this.restarts = 0;
+    this.failures = 0;
+    this.closed = false;
+    this.ready = null;
+  }
+
+  /** Connects (once at a time); resolves true when up, false when it could not (a retry is scheduled). */
+  connect() {
+    if (this.ready) return this.ready;
+    this.ready = this.#connect().finally(() => {
+      this.ready = null;
+    });
+    return this.ready;
+  }
+
+  async #connect() {
+    const { spec } = this;
+    const transport = spec.command
+      ? new StdioClientTransport({ command: spec.command, args: spec.args, env: { ...process.env, ...(spec.env ?? {}) }, stderr: 'ignore' })
+      : new StreamableHTTPClientTransport(new URL(spec.url));
+    const client = new Client({ name: 'shr-mcp-gateway', version: '0.1.0' });
+    client.onerror = (e) => this.log(`${spec.name}: ${e?.message ?? e}`);
+    client.onclose = () => {
+      if (this.client === client) {
+        this.client = null;
+        this.#restartLater();
+      }
+    };
+    try {
+      await client.connect(transport, { timeout: this.timeoutMs });
+      const { tools } = await client.listTools(undefined, { timeout: this.timeoutMs });
+      this.tools = new Map(tools.map((t) => [t.name, t]));
+      this.client = client;
+      this.failures = 0;
+      return true;
+    } catch (e) {
+      this.log(`${spec.name}: could not connect: ${e?.message ?? e}`);
+      client.close().catch(() => {});
+      this.#restartLater();
+      return false;
+    }
+  }
+
+  #restartLater() {
+    if (this.closed || this.timer) return;
+    const wait = Math.min(100 * 2 ** this.failures, 5000);
+    this.failures += 1;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.restarts += 1;
+      this.connect();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  get up() {
+    return this.client !== null;
+  }
+
+  /** Calls a tool; throws when the server is down, the call times out or the transport fails. */
+  async call(tool, args) {
+    const client = this.client;
+    if (!client) throw Object.assign(new Error(`${this.spec.name} is down (restarting)`), { kind: 'down' });
+    try {
+      return await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs });
+    } catch (e) {
+      const timeout = /timed out|timeout/i.test(String(e?.message));
+      throw Object.assign(new Error(`${this.spec.name}/${tool}: ${e?.message ?? e}`), { kind: timeout ? 'timeout' : 'broken' });
+    }
+  }
+
+  async close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    const c = this.client;
+    this.client = null;
+    await c?.close().catch(() => {});
+  }
+}
