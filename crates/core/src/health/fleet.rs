@@ -124,6 +124,9 @@ struct Known {
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
     origin: String,
+    /// Tools of the graph; `known` and `held` are sized on first use, so a router outside a
+    /// fleet pays nothing per tool.
+    tools: usize,
     known: Vec<Option<Known>>,
     /// Until when another member owns the probe of a tool.
     held: Vec<Option<Millis>>,
@@ -135,8 +138,9 @@ impl Ledger {
     pub(super) fn new(tools: usize) -> Ledger {
         Ledger {
             origin: String::from("local"),
-            known: alloc::vec![None; tools],
-            held: alloc::vec![None; tools],
+            tools,
+            known: Vec::new(),
+            held: Vec::new(),
             outbox: VecDeque::new(),
             stats: FleetStats::default(),
         }
@@ -145,6 +149,13 @@ impl Ledger {
     /// Whether another member owns `v`'s probe at `now`.
     pub(super) fn held(&self, v: NodeIx, now: Millis) -> bool {
         self.held.get(v).copied().flatten().is_some_and(|until| now < until)
+    }
+
+    fn grow(&mut self) {
+        if self.known.len() != self.tools {
+            self.known.resize(self.tools, None);
+            self.held.resize(self.tools, None);
+        }
     }
 
     fn version(&self, v: NodeIx) -> u64 {
@@ -199,6 +210,7 @@ impl HealthBook {
             Change::Opened => self.tools.get(v).and_then(|t| t.breaker.reopens_at()),
             Change::Closed | Change::Failed => None,
         };
+        self.fleet.grow();
         let known = Known {
             change,
             until,
@@ -270,6 +282,7 @@ impl HealthBook {
         }
         let cooldown = self.tools.get(v).map_or(0, |t| t.breaker.config().cooldown_ms);
         let until = d.until.map(|u| u.min(now.saturating_add(cooldown)));
+        self.fleet.grow();
         if let Some(slot) = self.fleet.known.get_mut(v) {
             *slot = Some(Known {
                 change: d.change,
