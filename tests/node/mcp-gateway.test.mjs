@@ -117,6 +117,26 @@ test('over streamable HTTP, one gateway health serves every request', async () =
   assert.equal(proc.exitCode, null, 'the gateway is still running');
 });
 
+test('gateways that share health: one sees an upstream fail, the other never calls it', async () => {
+  const { memoryHub, joinFleet } = await import('../../packages/fleet/src/index.mjs');
+  const hub = memoryHub();
+  const cfg = { servers: { iserror: upstream('iserror'), healthy: upstream('healthy') },
+    capabilities: [{ name: 'refund', alternatives: ['iserror/refund', 'healthy/refund'] }], timeoutMs: 1500 };
+  const a = await new Gateway(cfg, { origin: 'gw-a' }).start();
+  const b = await new Gateway(cfg, { origin: 'gw-b' }).start();
+  closers.push(() => a.close(), () => b.close());
+  const fa = await joinFleet(a.router, hub.bus());
+  const fb = await joinFleet(b.router, hub.bus());
+  closers.push(() => fa.close(), () => fb.close());
+  await a.callTool('refund', { order: 'x' });
+  await fa.flush();
+  const deadline = Date.now() + 2000;
+  while (b.router.health('iserror__refund').state !== 'open' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  const r = await b.callTool('refund', { order: 'y' });
+  assert.equal(r._meta.shr.via, 'healthy/refund');
+  assert.equal(b.stats.upstreamCalls['iserror/refund'], undefined, 'gateway b never called the failing upstream');
+});
+
 test('the config is read strictly, and exports the graph the page imports', async () => {
   assert.throws(() => new Gateway({ ...config, timeout: 5 }), /unknown key `timeout`/);
   assert.throws(() => new Gateway({ ...config, capabilities: [{ name: 'x', alternatives: ['nope/x'] }] }), /unknown server `nope`/);

@@ -35,7 +35,15 @@ try {
 process.on('unhandledRejection', (e) => log(`unhandled: ${e?.message ?? e}`));
 process.on('uncaughtException', (e) => log(`uncaught: ${e?.message ?? e}`));
 
-const gateway = await new Gateway(raw, { log }).start();
+const origin = raw.fleet?.origin ?? `gateway-${process.pid}`;
+const gateway = await new Gateway(raw, { log, origin }).start();
+// With a `fleet` section, every gateway of the fleet shares one view of upstream health
+// (packages/fleet over Redis): one gateway seeing a server fail spares the others the call.
+if (gateway.config.fleet) {
+  const { redisBus, joinFleet } = await import('../../fleet/src/index.mjs');
+  const bus = await redisBus({ url: gateway.config.fleet.redis, namespace: gateway.config.fleet.namespace, onError: (e) => log(`fleet: ${e?.message ?? e}`) });
+  await joinFleet(gateway.router, bus);
+}
 const port = arg('http');
 if (port === undefined) {
   await gateway.mcpServer().connect(new StdioServerTransport());

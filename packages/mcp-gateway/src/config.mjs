@@ -14,7 +14,7 @@ function only(obj, keys, where) {
 }
 
 export function readConfig(raw) {
-  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', '$schema'], 'the config');
+  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', 'fleet', '$schema'], 'the config');
   only(raw.servers, Object.keys(raw.servers ?? {}), 'servers');
   const servers = {};
   for (const [name, s] of Object.entries(raw.servers)) {
@@ -41,7 +41,13 @@ export function readConfig(raw) {
   for (const [k, v] of [['timeoutMs', timeoutMs], ['cooldownMs', cooldownMs]]) {
     if (!(Number.isFinite(v) && v > 0 && v <= 2_147_483_647)) fail(`${k} must be a number of ms in 1..2147483647`);
   }
-  return { servers, capabilities, timeoutMs, cooldownMs };
+  let fleet = null;
+  if (raw.fleet !== undefined) {
+    only(raw.fleet, ['redis', 'namespace', 'origin'], 'fleet');
+    if (typeof raw.fleet.redis !== 'string') fail('fleet.redis must be a redis:// URL');
+    fleet = { redis: raw.fleet.redis, namespace: raw.fleet.namespace ?? 'shr-mcp-gateway', origin: raw.fleet.origin };
+  }
+  return { servers, capabilities, timeoutMs, cooldownMs, fleet };
 }
 
 /** One SHR graph for all capabilities; a task starts at `start:<cap>` and ends at `done:<cap>`. */
