@@ -65,7 +65,7 @@ test('router options: config and clock are checked', async () => {
   const typo = await expectCode(() => Router.fromJson(refundGraph(), { config: { toolBudgt: 3 } }), 'bad_options', assert);
   assert.match(typo.message, /options\.config\.toolBudgt: unknown field `toolBudgt`, expected one of `toolBudget`/);
   const top = await expectCode(() => Router.fromJson(refundGraph(), { breaker: { cooldownMs: 1 } }), 'bad_options', assert);
-  assert.match(top.message, /options\.breaker: unknown option \(known: config, clock\)/);
+  assert.match(top.message, /options\.breaker: unknown option \(known: config, clock, origin\)/);
   const inner = await expectCode(() => Router.fromJson(refundGraph(), { config: { breaker: { cooldown: 1 } } }), 'bad_options', assert);
   assert.match(inner.message, /unknown field `cooldown`/);
   for (const [breaker, named] of [
