@@ -127,12 +127,14 @@ test('two members over BroadcastChannel share health', async () => {
   const a = new Router(refundGraph(), options('tab-a'));
   const b = new Router(refundGraph(), options('tab-b'));
   const name = `shr-test-${process.pid}`;
-  const fa = await joinFleet(a, broadcastBus(name, { snapshotMs: 20 }));
-  const fb = await joinFleet(b, broadcastBus(name, { snapshotMs: 20 }));
+  const [ba, bb] = [broadcastBus(name, { snapshotMs: 20 }), broadcastBus(name, { snapshotMs: 20 })];
+  const fa = await joinFleet(a, ba);
+  const fb = await joinFleet(b, bb);
   a.markDown('stripe');
   await fa.flush();
   const deadline = Date.now() + 2000;
   while (b.health('stripe').state !== 'open' && Date.now() < deadline) await sleep(5);
   assert.equal(b.health('stripe').state, 'open');
   await Promise.all([fa.close(), fb.close()]);
+  await Promise.all([ba.close(), bb.close()]);
 });

@@ -4,6 +4,8 @@ import { within } from './order.mjs';
 
 export function broadcastBus(name = 'shr-fleet', { snapshotMs = 200 } = {}) {
   const channel = new BroadcastChannel(name);
+  // In Node a channel keeps the process alive; a passive listener should not (browsers ignore this).
+  channel.unref?.();
   const handlers = new Set();
   let provider = () => [];
   const waiting = new Map();
@@ -32,7 +34,7 @@ export function broadcastBus(name = 'shr-fleet', { snapshotMs = 200 } = {}) {
       const got = [];
       const done = new Promise((resolve) => {
         waiting.set(id, (deltas) => Array.isArray(deltas) && got.push(...deltas));
-        setTimeout(resolve, snapshotMs).unref?.();
+        setTimeout(resolve, snapshotMs);
       });
       channel.postMessage({ kind: 'snapshot?', id });
       await within(snapshotMs + 1000, 'broadcast snapshot', done);
