@@ -291,19 +291,23 @@ test('a ToolMaze perturbation: validators catch wrong data and SHR reroutes; wit
   assert.doesNotMatch(await text(page, 'events'), /implicit/);
   assert.match(await text(page, 'row-shr'), /✗ no/);
 
-  // Clicking another tool perturbs it instead; P1 is retried, no LLM.
+  // Clicking another tool perturbs it instead; P1 is retried. A fault that outlasts the retry
+  // (faults last k calls or t ms, drawn per task) reroutes, or escalates once without a substitute.
   await page.check('[data-testid="perturb-validators"]');
   await page.selectOption('[data-testid="perturb-mode"]', 'P1');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('mode') === 'P1');
-  // A tool the run completes, other than the first target: it will be called, fail once, be retried.
+  // A stage's first choice (`...t0`) the run completes, other than the first target: the
+  // unperturbed plan calls it, so once perturbed it fails and is retried.
   await end(page);
   const other = await page.evaluate((t) => [...document.querySelectorAll('[data-node][role="button"].ran')]
-    .map((n) => n.getAttribute('data-node')).find((id) => id !== t), target);
+    .map((n) => n.getAttribute('data-node')).find((id) => id !== t && id.endsWith('t0')), target);
   assert.ok(other, 'the run completed some other tool');
   await page.click(`[data-node="${other}"]`);
   await waitClass(page, other, 'perturbed');
   assert.equal(new URL(page.url()).searchParams.get('target'), other);
+  await end(page);
   assert.match(await text(page, 'events'), new RegExp(`retry ${other} \\(attempt 2\\)`));
-  assert.equal(await text(page, 'llm-shr'), '0');
+  const escalated = await page.evaluate(() => !!document.querySelector('[data-testid="escalation"]'));
+  assert.equal(await text(page, 'llm-shr'), escalated ? '1' : '0');
   noErrors(page);
 });

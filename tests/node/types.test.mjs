@@ -29,8 +29,9 @@ const declared = (text) => new Set([...text.matchAll(/^export (?:interface|type|
 const SURFACE = {
   Router: {
     statics: ['fromJson'],
-    methods: ['free', 'health', 'markDown', 'markUp', 'metrics', 'record', 'route', 'run', 'session', 'toJson', 'tools'],
-    getters: ['warnings'],
+    methods: ['applyHealthDelta', 'drainHealthDeltas', 'fleetStats', 'free', 'health', 'healthSnapshot', 'markDown',
+      'markUp', 'metrics', 'record', 'route', 'run', 'session', 'toJson', 'tools'],
+    getters: ['origin', 'warnings'],
   },
   Session: {
     statics: [],
