@@ -78,9 +78,12 @@ export async function open(browser, url, { width = 1280, height = 800 } = {}) {
   return page;
 }
 
-/** Saves tests/artifacts/NAME.png; with SHR_UPDATE_DOCS=1 also docs/NAME.png for the README. */
-export async function shot(page, name) {
+/** Saves tests/artifacts/NAME.png (scrolled to the top unless `top: false`); with
+ * SHR_UPDATE_DOCS=1 also docs/NAME.png for the README. */
+export async function shot(page, name, { top = true } = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
+  // Clicks scroll the page; a picture for the README starts at its top, as a reader sees it.
+  if (top) await page.evaluate(() => window.scrollTo(0, 0));
   const path = `${ARTIFACTS}${name}.png`;
   await page.screenshot({ path, fullPage: false });
   if (process.env.SHR_UPDATE_DOCS === '1') {

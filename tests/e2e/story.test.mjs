@@ -63,7 +63,7 @@ test('S6: the static workflow skips the notification and still reports success, 
   assert.ok((await page.$$('[data-testid="lane-trace"] [data-testid="marked-step"]')).length >= 2);
   // Its verdicts, as the table judges them.
   assert.match(await text(page, 'silent-static'), /yes/);
-  await shot(page, 'static-silent-failure');
+  await shot(page, 'static-silent-failure', { top: false });
   noErrors(page);
 });
 
@@ -120,7 +120,7 @@ test('the story advances with the replay and highlights what it names', async ()
     }
   }
   assert.deepEqual(seen, steps.map((_, i) => i), 'every story step is told, in order');
-  await shot(page, 'story');
+  await shot(page, 'story', { top: false });
   noErrors(page);
 });
 
