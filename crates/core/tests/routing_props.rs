@@ -20,15 +20,21 @@ struct Case {
 /// Random graph description: `n` nodes, random edges with costs 0..10 (some zero), about one
 /// node in eight a quorum join, and a random failure set.
 fn case(max_nodes: usize) -> impl Strategy<Value = Case> {
-    case_with(max_nodes, true)
+    case_with(max_nodes, true, false)
 }
 
 /// Join-free graphs, which plain point-to-point queries answer with the two-sided search.
 fn plain_case(max_nodes: usize) -> impl Strategy<Value = Case> {
-    case_with(max_nodes, false)
+    case_with(max_nodes, false, false)
 }
 
-fn case_with(max_nodes: usize, with_joins: bool) -> impl Strategy<Value = Case> {
+/// Join-free acyclic graphs (every edge from a lower index to a higher one): tool graphs' shape,
+/// which plain queries answer with the topological sweep.
+fn dag_case(max_nodes: usize) -> impl Strategy<Value = Case> {
+    case_with(max_nodes, false, true)
+}
+
+fn case_with(max_nodes: usize, with_joins: bool, acyclic: bool) -> impl Strategy<Value = Case> {
     (2..=max_nodes)
         .prop_flat_map(|n| {
             let edges = prop::collection::vec((0..n, 0..n, 0u32..=20), 0..=(n * 4));
@@ -38,8 +44,11 @@ fn case_with(max_nodes: usize, with_joins: bool) -> impl Strategy<Value = Case> 
         })
         .prop_map(move |(n, edges, joins, failed, goal)| {
             let mut seen = std::collections::BTreeSet::new();
-            let edges: Vec<_> =
-                edges.into_iter().filter(|(a, b, _)| a != b && seen.insert((*a, *b))).collect();
+            let edges: Vec<_> = edges
+                .into_iter()
+                .map(|(a, b, c)| if acyclic && a > b { (b, a, c) } else { (a, b, c) })
+                .filter(|(a, b, _)| a != b && seen.insert((*a, *b)))
+                .collect();
             let mut indeg = vec![0u32; n];
             for (_, b, _) in &edges {
                 indeg[*b] += 1;
@@ -356,4 +365,47 @@ fn observability_checker_catches_an_unanswered_failure() {
         },
     };
     assert!(check_observability(&[failed]).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// On acyclic graphs the topological sweep finds the oracle's cost, as the one-sided
+    /// Dijkstra does, and a simple path from a source to the goal.
+    #[test]
+    fn the_topological_sweep_matches_dijkstra_and_the_oracle(
+        c in dag_case(120),
+        extra in prop::collection::vec(0usize..120, 0..3),
+    ) {
+        prop_assert!(c.graph.topo_position(0).is_some(), "generated DAGs have an order");
+        let sources: Vec<usize> = core::iter::once(c.graph.start())
+            .chain(extra.into_iter().filter(|&s| s < c.graph.node_count()))
+            .collect();
+        let g = c.graph.goal();
+        let w = weights(&c);
+        let mut sweep_plan = Plan::default();
+        let swept = shr_core::algo::TopoSweep::new().route_into(&c.graph, &sources, g, &w, &mut sweep_plan);
+        let mut trace = Trace::default();
+        let one = Dijkstra::new().route(&c.graph, &sources, g, &w, &mut trace);
+        let want = oracle::cheapest_cost(&c.graph, &sources, g, &w);
+        prop_assert_eq!(swept, want.is_some());
+        prop_assert_eq!(one.is_some(), want.is_some());
+        if let (Some(o), Some(q)) = (want, one) {
+            prop_assert!(close(sweep_plan.cost, o) && close(q.cost, o), "sweep {} one-sided {} oracle {}", sweep_plan.cost, q.cost, o);
+            prop_assert!(sources.contains(&sweep_plan.nodes[0]));
+            prop_assert_eq!(sweep_plan.nodes.last(), Some(&g));
+            prop_assert_eq!(sweep_plan.edges.len() + 1, sweep_plan.nodes.len());
+            let mut total = 0.0;
+            for (i, &e) in sweep_plan.edges.iter().enumerate() {
+                let edge = c.graph.edge(e);
+                prop_assert_eq!((edge.from, edge.to), (sweep_plan.nodes[i], sweep_plan.nodes[i + 1]));
+                total += w(e);
+            }
+            prop_assert!(close(total, sweep_plan.cost));
+            // The same inputs, the same path.
+            let mut again = Plan::default();
+            shr_core::algo::TopoSweep::new().route_into(&c.graph, &sources, g, &w, &mut again);
+            prop_assert_eq!(again, sweep_plan);
+        }
+    }
 }

@@ -3,6 +3,8 @@
 pub mod bidirectional;
 pub mod dijkstra;
 pub mod oracle;
+pub mod topo;
 
 pub use bidirectional::Bidirectional;
 pub use dijkstra::{Dijkstra, EdgeWeight, Observer, Plan, Trace, TraceStep};
+pub use topo::TopoSweep;

@@ -75,6 +75,10 @@ pub struct ToolGraph {
     quorum: Vec<u32>,
     /// The nodes with a quorum join, in index order.
     joins: Vec<NodeIx>,
+    /// A topological order of the nodes (Kahn's, lowest index first among ready nodes) and each
+    /// node's place in it; both empty when the graph has a cycle.
+    topo: Vec<u32>,
+    topo_pos: Vec<u32>,
 }
 
 impl ToolGraph {
@@ -82,6 +86,17 @@ impl ToolGraph {
     #[inline]
     pub fn quorum(&self, v: NodeIx) -> u32 {
         self.quorum[v]
+    }
+
+    /// A node's place in the graph's topological order; `None` when the graph has a cycle.
+    #[inline]
+    pub fn topo_position(&self, v: NodeIx) -> Option<usize> {
+        self.topo_pos.get(v).map(|&p| p as usize)
+    }
+
+    /// The nodes in topological order (empty when the graph has a cycle).
+    pub fn topo_order(&self) -> &[u32] {
+        &self.topo
     }
 
     /// The nodes with a quorum join.
