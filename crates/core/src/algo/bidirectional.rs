@@ -126,10 +126,7 @@ impl Bidirectional {
         weights: &W,
         plan: &mut Plan,
     ) -> bool {
-        plan.nodes.clear();
-        plan.edges.clear();
-        plan.seeds.clear();
-        plan.cost = f64::INFINITY;
+        plan.reset();
         self.settled = 0;
         let n = graph.node_count();
         if goal >= n {

@@ -124,6 +124,14 @@ impl Plan {
             .map(|e| e.from)
     }
 
+    /// Empties the plan for a new search (no nodes, infinite cost), keeping its buffers.
+    pub(super) fn reset(&mut self) {
+        self.nodes.clear();
+        self.edges.clear();
+        self.seeds.clear();
+        self.cost = f64::INFINITY;
+    }
+
     /// The plan's successors of `v`.
     pub fn succs<'a>(&'a self, graph: &'a ToolGraph, v: NodeIx) -> impl Iterator<Item = NodeIx> + 'a {
         self.edges.iter().map(|&e| graph.edge(e)).filter(move |e| e.from == v).map(|e| e.to)
@@ -283,10 +291,7 @@ impl Dijkstra {
             self.settled_last = self.two_sided.settled_count();
             return found;
         }
-        plan.nodes.clear();
-        plan.edges.clear();
-        plan.seeds.clear();
-        plan.cost = f64::INFINITY;
+        plan.reset();
         let Some(cost) = self.search_from(graph, sources, origins, goal, weights, observer) else {
             return false;
         };

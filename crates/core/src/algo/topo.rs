@@ -62,10 +62,7 @@ impl TopoSweep {
         weights: &W,
         plan: &mut Plan,
     ) -> bool {
-        plan.nodes.clear();
-        plan.edges.clear();
-        plan.seeds.clear();
-        plan.cost = f64::INFINITY;
+        plan.reset();
         self.swept = 0;
         let n = graph.node_count();
         let Some(hi) = graph.topo_position(goal) else { return false };
