@@ -332,3 +332,92 @@ fn a_run_says_which_tools_it_avoids_because_another_run_found_them_down() {
         .position(|e| matches!(&e.kind, EventKind::Shed { tool, reason: Refusal::Open } if tool == "pay"));
     assert!(shed.is_some_and(|i| i > names.iter().position(|n| *n == "PathPlanned").unwrap()), "{names:?}");
 }
+
+/// A fleet: 8 routers, 125 runs each, every step a random run of a random router, health deltas
+/// delivered to the other members after random delays and in random order. `pay` fails (a
+/// transient error, one retry, then an outage). Every run finishes and keeps the observability
+/// guarantee, every member ends with `pay` open, and sharing spares calls. Returns the calls to
+/// `pay` across the fleet.
+fn fleet_run(seed: u64, share: bool) -> usize {
+    use shr_core::health::HealthDelta;
+    use shr_core::rng::SplitMix64;
+    let mut rng = SplitMix64::new(seed);
+    let mut routers: Vec<Router> = (0..8)
+        .map(|i| {
+            let mut r = Router::new(pay_graph(""));
+            r.set_origin(&format!("m{i}"));
+            r
+        })
+        .collect();
+    let mut runs: Vec<Vec<Run>> = routers
+        .iter_mut()
+        .map(|r| (0..125).map(|_| r.start(Task::default(), 0).unwrap()).collect())
+        .collect();
+    // (deliver at step, to member, delta)
+    let mut network: Vec<(u64, usize, HealthDelta)> = Vec::new();
+    let mut now = 0;
+    for step in 0..200_000u64 {
+        if runs.iter().flatten().all(Run::is_finished) {
+            break;
+        }
+        now += rng.below(3);
+        let m = rng.below(8) as usize;
+        let i = rng.below(125) as usize;
+        let (router, run) = (&mut routers[m], &mut runs[m][i]);
+        if !run.is_finished() {
+            let flying: Vec<String> = run.in_flight().map(|v| router.graph().id(v).to_string()).collect();
+            if let Some(tool) = flying.first() {
+                let result =
+                    if tool == "pay" { ToolResult::transient("503") } else { ToolResult::ok(json!({}), 5.0) };
+                router.report(run, tool, result, now).unwrap();
+            } else {
+                match router.next(run, now).unwrap() {
+                    Action::Escalate { .. } => router
+                        .resolve_escalation(run, shr_core::Decision::Abort { message: "stop".into() }, now)
+                        .unwrap(),
+                    Action::Pause { until } => now = now.max(until),
+                    _ => {}
+                }
+            }
+        }
+        if share {
+            for d in routers[m].drain_health_deltas() {
+                for to in (0..8).filter(|&to| to != m) {
+                    network.push((step + rng.below(50), to, d.clone()));
+                }
+            }
+            // Deliver what is due, in random order.
+            let (mut due, rest): (Vec<_>, Vec<_>) = network.drain(..).partition(|(at, _, _)| *at <= step);
+            network = rest;
+            for k in (1..due.len()).rev() {
+                due.swap(k, rng.below(k as u64 + 1) as usize);
+            }
+            for (_, to, d) in due {
+                // Equal-version openings from members that opened together refuse each other.
+                let _ = routers[to].apply_health_delta(&d, now);
+            }
+        }
+    }
+    for (m, rs) in runs.iter().enumerate() {
+        for run in rs {
+            assert!(run.is_finished(), "seed {seed}: member {m} has a run that never finished");
+            check_observability(run.events()).unwrap();
+        }
+    }
+    let pay = routers[0].graph().index("pay").unwrap();
+    for (m, r) in routers.iter().enumerate() {
+        assert_ne!(r.health().state(pay), BreakerState::Closed, "seed {seed}: member {m} still trusts pay");
+    }
+    runs.iter().map(|rs| calls_to(rs, "pay")).sum()
+}
+
+#[test]
+fn a_fleet_of_routers_interleaved_at_random_shares_what_it_learns() {
+    let (mut alone, mut shared) = (0, 0);
+    for seed in 0..20 {
+        alone += fleet_run(seed, false);
+        shared += fleet_run(seed, true);
+    }
+    println!("1,000 runs on 8 routers, 20 random interleavings: calls to the failing tool {alone} alone, {shared} shared");
+    assert!(shared < alone, "sharing spares calls: {shared} vs {alone}");
+}

@@ -34,33 +34,14 @@ use shr_core::{Action, Category, Decision, Outcome, Run, ToolFailure, ToolResult
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{from_js_camel, get, is_nullish, only_keys, opt_fn, stringify, to_js, tool_failure};
+use crate::convert::{from_js_camel, get, is_nullish, stringify, to_js, tool_failure};
 use crate::error::{message_of, ShrError};
-use crate::{parse_task, read_clock, task_error, Inner};
+use crate::{parse_task, task_error, Inner};
 
-/// Default per-call timeout.
-pub const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
-/// Default time `escalate` has to answer: an LLM or a person, but never forever.
-pub const DEFAULT_ESCALATE_TIMEOUT_MS: f64 = 300_000.0;
-/// The longest wait `setTimeout` holds (2^31-1 ms); a larger one would fire at once.
-const MAX_TIMER_MS: f64 = 2_147_483_647.0;
+mod options;
 
-/// A duration option: nullish is `default`, `Infinity` is none, else a number of milliseconds
-/// in `0 < ms <= 2^31-1` (what a timer holds), or `bad_options` naming the option.
-fn duration(options: &JsValue, key: &str, default: Option<f64>) -> Result<Option<f64>, ShrError> {
-    let v = get(options, key, "bad_options", "options")?;
-    if is_nullish(&v) {
-        return Ok(default);
-    }
-    match v.as_f64() {
-        Some(ms) if ms == f64::INFINITY => Ok(None),
-        Some(ms) if ms > 0.0 && ms <= MAX_TIMER_MS => Ok(Some(ms)),
-        _ => Err(ShrError::new(
-            "bad_options",
-            format!("options.{key} must be a number of ms in 0 < ms <= 2147483647 (Infinity: none)"),
-        )),
-    }
-}
+use options::{RunOptions, MAX_TIMER_MS};
+pub use options::{DEFAULT_ESCALATE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS};
 
 /// A promise that resolves with `value` after `ms`, and the timer to clear.
 fn timer(ms: f64, value: &JsValue) -> (Promise, JsValue) {
@@ -83,69 +64,6 @@ extern "C" {
     fn promise_reject(v: &JsValue) -> Promise;
     #[wasm_bindgen(js_namespace = Promise, js_name = race)]
     fn promise_race(items: &Array) -> Promise;
-}
-
-/// The options of a run, checked.
-struct RunOptions {
-    tools: JsValue,
-    escalate: Option<Function>,
-    on_event: Option<Function>,
-    /// `None` = no timeout.
-    timeout_ms: Option<f64>,
-    /// How long `escalate` may take to answer; `None` = no limit.
-    escalate_timeout_ms: Option<f64>,
-    /// The whole run's deadline; `None` = none.
-    deadline_ms: Option<f64>,
-    clock: Option<Function>,
-    sleep: Option<Function>,
-}
-
-impl RunOptions {
-    fn parse(options: &JsValue, router_clock: Option<Function>) -> Result<RunOptions, ShrError> {
-        if !options.is_object() {
-            return Err(ShrError::new(
-                "bad_options",
-                "options must be an object {tools, escalate?, onEvent?, timeoutMs?, escalateTimeoutMs?, \
-                 deadlineMs?, clock?, sleep?}",
-            ));
-        }
-        only_keys(
-            options,
-            &[
-                "tools",
-                "escalate",
-                "onEvent",
-                "timeoutMs",
-                "escalateTimeoutMs",
-                "deadlineMs",
-                "clock",
-                "sleep",
-            ],
-            "bad_options",
-            "options",
-        )?;
-        let tools = get(options, "tools", "bad_options", "options")?;
-        if !tools.is_object() {
-            return Err(ShrError::new(
-                "bad_options",
-                "options.tools must be an object mapping tool ids to functions",
-            ));
-        }
-        Ok(RunOptions {
-            tools,
-            escalate: opt_fn(options, "escalate", "bad_options", "options")?,
-            on_event: opt_fn(options, "onEvent", "bad_options", "options")?,
-            timeout_ms: duration(options, "timeoutMs", Some(DEFAULT_TIMEOUT_MS))?,
-            escalate_timeout_ms: duration(options, "escalateTimeoutMs", Some(DEFAULT_ESCALATE_TIMEOUT_MS))?,
-            deadline_ms: duration(options, "deadlineMs", None)?,
-            clock: opt_fn(options, "clock", "bad_options", "options")?.or(router_clock),
-            sleep: opt_fn(options, "sleep", "bad_options", "options")?,
-        })
-    }
-
-    fn now(&self) -> Result<u64, ShrError> {
-        read_clock(self.clock.as_ref())
-    }
 }
 
 /// A call in flight.

@@ -1,0 +1,96 @@
+//! The options of `Router.run`, read strictly: a misspelt option is `bad_options` naming it, and
+//! every duration fits a JS timer.
+
+use js_sys::Function;
+use wasm_bindgen::JsValue;
+
+use crate::convert::{get, is_nullish, only_keys, opt_fn};
+use crate::error::ShrError;
+use crate::read_clock;
+
+/// Default per-call timeout.
+pub const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
+/// Default time `escalate` has to answer: an LLM or a person, but never forever.
+pub const DEFAULT_ESCALATE_TIMEOUT_MS: f64 = 300_000.0;
+/// The longest wait `setTimeout` holds (2^31-1 ms); a larger one would fire at once.
+pub(super) const MAX_TIMER_MS: f64 = 2_147_483_647.0;
+
+/// A duration option: nullish is `default`, `Infinity` is none, else a number of milliseconds
+/// in `0 < ms <= 2^31-1` (what a timer holds), or `bad_options` naming the option.
+fn duration(options: &JsValue, key: &str, default: Option<f64>) -> Result<Option<f64>, ShrError> {
+    let v = get(options, key, "bad_options", "options")?;
+    if is_nullish(&v) {
+        return Ok(default);
+    }
+    match v.as_f64() {
+        Some(ms) if ms == f64::INFINITY => Ok(None),
+        Some(ms) if ms > 0.0 && ms <= MAX_TIMER_MS => Ok(Some(ms)),
+        _ => Err(ShrError::new(
+            "bad_options",
+            format!("options.{key} must be a number of ms in 0 < ms <= 2147483647 (Infinity: none)"),
+        )),
+    }
+}
+
+/// The options of a run, checked.
+pub(super) struct RunOptions {
+    pub(super) tools: JsValue,
+    pub(super) escalate: Option<Function>,
+    pub(super) on_event: Option<Function>,
+    /// `None` = no timeout.
+    pub(super) timeout_ms: Option<f64>,
+    /// How long `escalate` may take to answer; `None` = no limit.
+    pub(super) escalate_timeout_ms: Option<f64>,
+    /// The whole run's deadline; `None` = none.
+    pub(super) deadline_ms: Option<f64>,
+    pub(super) clock: Option<Function>,
+    pub(super) sleep: Option<Function>,
+}
+
+impl RunOptions {
+    pub(super) fn parse(options: &JsValue, router_clock: Option<Function>) -> Result<RunOptions, ShrError> {
+        if !options.is_object() {
+            return Err(ShrError::new(
+                "bad_options",
+                "options must be an object {tools, escalate?, onEvent?, timeoutMs?, escalateTimeoutMs?, \
+                 deadlineMs?, clock?, sleep?}",
+            ));
+        }
+        only_keys(
+            options,
+            &[
+                "tools",
+                "escalate",
+                "onEvent",
+                "timeoutMs",
+                "escalateTimeoutMs",
+                "deadlineMs",
+                "clock",
+                "sleep",
+            ],
+            "bad_options",
+            "options",
+        )?;
+        let tools = get(options, "tools", "bad_options", "options")?;
+        if !tools.is_object() {
+            return Err(ShrError::new(
+                "bad_options",
+                "options.tools must be an object mapping tool ids to functions",
+            ));
+        }
+        Ok(RunOptions {
+            tools,
+            escalate: opt_fn(options, "escalate", "bad_options", "options")?,
+            on_event: opt_fn(options, "onEvent", "bad_options", "options")?,
+            timeout_ms: duration(options, "timeoutMs", Some(DEFAULT_TIMEOUT_MS))?,
+            escalate_timeout_ms: duration(options, "escalateTimeoutMs", Some(DEFAULT_ESCALATE_TIMEOUT_MS))?,
+            deadline_ms: duration(options, "deadlineMs", None)?,
+            clock: opt_fn(options, "clock", "bad_options", "options")?.or(router_clock),
+            sleep: opt_fn(options, "sleep", "bad_options", "options")?,
+        })
+    }
+
+    pub(super) fn now(&self) -> Result<u64, ShrError> {
+        read_clock(self.clock.as_ref())
+    }
+}
