@@ -15,7 +15,8 @@ fn counts(r: &RunReport) -> (u32, u32, Vec<String>) {
 
 #[test]
 fn react_source_never_touches_the_router() {
-    let src = [include_str!("../src/scenario/react/mod.rs"), include_str!("../src/scenario/react/spec.rs")].concat();
+    let src = [include_str!("../src/scenario/react/mod.rs"), include_str!("../src/scenario/react/spec.rs")]
+        .concat();
     let code: String =
         src.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
     for banned in [

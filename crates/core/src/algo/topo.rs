@@ -66,6 +66,12 @@ impl TopoSweep {
         self.swept = 0;
         let n = graph.node_count();
         let Some(hi) = graph.topo_position(goal) else { return false };
+        // The goal is a source: nothing to sweep, even when an earlier source opens a window.
+        if sources.contains(&goal) {
+            plan.nodes.push(goal);
+            plan.cost = 0.0;
+            return true;
+        }
         let Some(lo) = sources.iter().filter_map(|&s| graph.topo_position(s)).filter(|&p| p <= hi).min()
         else {
             return false;
