@@ -44,7 +44,7 @@ async function inProcess(cfg = config) {
 
 const textOf = (r) => r.content.map((c) => c.text).join(' ');
 
-test('a crash, a hang and an isError are routed around; then the healthy server is called directly', async () => {
+test('a crash, a hang and an isError are routed around; then the healthy server is called directly', { timeout: 60_000 }, async () => {
   const { gateway, client } = await inProcess();
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ['refund', 'notify']);
@@ -67,9 +67,33 @@ test('a crash, a hang and an isError are routed around; then the healthy server 
   assert.ok(performance.now() - t0 < 1500, 'no call waited for the hanging server again');
   assert.deepEqual(gateway.stats.upstreamCalls, { 'crashy/refund': 2, 'hang/refund': 1, 'iserror/refund': 1, 'healthy/refund': 11 });
   assert.equal(gateway.stats.reroutes, 3);
+  // The servers' own counts agree with the gateway's tallies.
+  const served = async (name) => Number(textOf(await gateway.upstreams.get(name).call('calls', {})));
+  assert.equal(await served('healthy'), 11);
+  assert.equal(await served('iserror'), 1);
+  assert.equal(await served('hang'), 1);
+
+  // The crashed server is restarted (with backoff) and answers again.
+  const crashy = gateway.upstreams.get('crashy');
+  const deadline = Date.now() + 10_000;
+  while (!crashy.up && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(crashy.up && crashy.restarts >= 1, `crashy restarted (${crashy.restarts} restarts, up: ${crashy.up})`);
+  assert.equal(await served('crashy'), 0, 'a new process');
 });
 
-test('no alternative left: the agent gets an MCP tool error carrying the escalation and agent_action', async () => {
+test('a server that dies at once after each restart is restarted ever more slowly', { timeout: 60_000 }, async () => {
+  const { Upstream } = await import('../../packages/mcp-gateway/src/upstream.mjs');
+  // Starts, then exits before it answers: each connect fails, and the backoff doubles.
+  const up = new Upstream({ name: 'dies', command: process.execPath, args: ['-e', 'process.exit(1)'] }, { timeoutMs: 1000 });
+  closers.push(() => up.close());
+  await up.connect();
+  await new Promise((r) => setTimeout(r, 2000));
+  // 100 + 200 + 400 + 800 ms of backoff fit in 2 s with the connects: at most 5 restarts, not 20.
+  assert.ok(up.restarts >= 2 && up.restarts <= 5, `${up.restarts} restarts in 2 s`);
+  assert.equal(up.up, false);
+});
+
+test('no alternative left: the agent gets an MCP tool error carrying the escalation and agent_action', { timeout: 60_000 }, async () => {
   const { gateway, client } = await inProcess();
   const r = await client.callTool({ name: 'notify', arguments: { order: 'o1' } });
   assert.equal(r.isError, true);
@@ -81,7 +105,18 @@ test('no alternative left: the agent gets an MCP tool error carrying the escalat
   assert.equal(unknown.isError, true);
 });
 
-test('over stdio, the gateway process survives its upstreams crashing and keeps answering', async () => {
+test("with no agent_action from upstream, the gateway's own says what the agent can do", { timeout: 60_000 }, async () => {
+  const cfg = { servers: { iserror: upstream('iserror') }, capabilities: [{ name: 'refund', alternatives: ['iserror/refund'] }], timeoutMs: 1500 };
+  const { gateway, client } = await inProcess(cfg);
+  const body = JSON.parse(textOf(await client.callTool({ name: 'refund', arguments: { order: 'o1' } })));
+  assert.equal(body.success, false);
+  assert.equal(body.error, 'no_upstream_left');
+  assert.equal(body.capability, 'refund');
+  assert.match(body.agent_action, /Every upstream tool for `refund` failed \(iserror\/refund\)/);
+  assert.equal(gateway.stats.escalations, 1);
+});
+
+test('over stdio, the gateway process survives its upstreams crashing and keeps answering', { timeout: 60_000 }, async () => {
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--config', configPath], stderr: 'ignore' });
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
   await client.connect(transport);
@@ -95,7 +130,7 @@ test('over stdio, the gateway process survives its upstreams crashing and keeps 
   assert.match(textOf(again), /healthy refund ok for last/);
 });
 
-test('over streamable HTTP, one gateway health serves every request', async () => {
+test('over streamable HTTP, one gateway health serves every request', { timeout: 60_000 }, async () => {
   const proc = spawn(process.execPath, [CLI, '--config', configPath, '--http', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
   closers.push(async () => { proc.kill(); });
   const url = await new Promise((resolve, reject) => {
@@ -117,7 +152,7 @@ test('over streamable HTTP, one gateway health serves every request', async () =
   assert.equal(proc.exitCode, null, 'the gateway is still running');
 });
 
-test('gateways that share health: one sees an upstream fail, the other never calls it', async () => {
+test('gateways that share health: one sees an upstream fail, the other never calls it', { timeout: 60_000 }, async () => {
   const { memoryHub, joinFleet } = await import('../../packages/fleet/src/index.mjs');
   const hub = memoryHub();
   const cfg = { servers: { iserror: upstream('iserror'), healthy: upstream('healthy') },
@@ -137,15 +172,32 @@ test('gateways that share health: one sees an upstream fail, the other never cal
   assert.equal(b.stats.upstreamCalls['iserror/refund'], undefined, 'gateway b never called the failing upstream');
 });
 
-test('the config is read strictly, and exports the graph the page imports', async () => {
+test('the config is read strictly, and exports the graph the page imports', { timeout: 60_000 }, async () => {
   assert.throws(() => new Gateway({ ...config, timeout: 5 }), /unknown key `timeout`/);
   assert.throws(() => new Gateway({ ...config, capabilities: [{ name: 'x', alternatives: ['nope/x'] }] }), /unknown server `nope`/);
-  const out = await new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, '--config', configPath, '--export-graph'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let s = '';
-    p.stdout.on('data', (d) => { s += d; });
-    p.on('exit', () => resolve(s));
+  assert.throws(() => new Gateway({ ...config, capabilities: [{ name: 'x', alternatives: ['healthy/a__b'] }, { name: 'y', alternatives: ['healthy__a/b'] }],
+    servers: { ...config.servers, healthy__a: upstream('healthy') } }), /would be the same tool/);
+  assert.throws(() => new Gateway({ ...config, capabilities: [config.capabilities[0], config.capabilities[0]] }), /used twice/);
+  assert.throws(() => new Gateway({ ...config, servers: { web: { url: 'not a url' } }, capabilities: [{ name: 'x', alternatives: ['web/x'] }] }), /not a URL/);
+  // A tool name the server does not offer is a misspelling, named with what the server offers.
+  await assert.rejects(
+    new Gateway({ servers: { healthy: upstream('healthy') }, capabilities: [{ name: 'refund', alternatives: ['healthy/refnud'] }], timeoutMs: 1500 }).start(),
+    (e) => e.code === 'bad_config' && /`healthy\/refnud`.*offers `refund`, `notify`, `calls`/.test(e.message),
+  );
+  const cli = (...args) => new Promise((resolve) => {
+    const p = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.stderr.on('data', (d) => { err += d; });
+    p.on('exit', (code) => resolve({ code, out, err }));
   });
-  const router = new Router(JSON.parse(out));
+  const typo = await cli('--config', configPath, '--htpp', '8080');
+  assert.equal(typo.code, 2);
+  assert.match(typo.err, /unknown argument `--htpp`/);
+  assert.match((await cli('--config', configPath, '--http', 'eighty')).err, /--http takes a port number/);
+  const exported = await cli('--config', configPath, '--export-graph');
+  assert.equal(exported.code, 0);
+  const router = new Router(JSON.parse(exported.out));
   assert.ok(router.tools().includes('healthy__refund'));
 });

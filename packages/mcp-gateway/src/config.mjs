@@ -21,18 +21,40 @@ export function readConfig(raw) {
     only(s, ['command', 'args', 'url', 'env'], `servers.${name}`);
     if (!!s.command === !!s.url) fail(`servers.${name} needs exactly one of \`command\` (stdio) or \`url\` (streamable HTTP)`);
     if (s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === 'string'))) fail(`servers.${name}.args must be a list of strings`);
+    if (s.url !== undefined) {
+      let url;
+      try {
+        url = new URL(s.url);
+      } catch {
+        fail(`servers.${name}.url is not a URL: ${JSON.stringify(s.url)}`);
+      }
+      if (!['http:', 'https:'].includes(url.protocol)) fail(`servers.${name}.url must be http:// or https://`);
+    }
     servers[name] = { name, command: s.command, args: s.args ?? [], url: s.url, env: s.env };
   }
   if (!Array.isArray(raw.capabilities) || raw.capabilities.length === 0) fail('capabilities must be a non-empty list');
+  // Node ids are made from "server/tool"; two spellings must not become one node.
+  const nodeOf = new Map();
+  const names = new Set();
   const capabilities = raw.capabilities.map((c, i) => {
     only(c, ['name', 'description', 'alternatives', 'inputSchema'], `capabilities[${i}]`);
     if (typeof c.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(c.name)) fail(`capabilities[${i}].name must be 1-64 letters, digits, _ or -`);
+    if (names.has(c.name)) fail(`capabilities[${i}].name \`${c.name}\` is used twice`);
+    names.add(c.name);
     if (!Array.isArray(c.alternatives) || c.alternatives.length === 0) fail(`capabilities[${i}].alternatives must be a non-empty list of "server/tool"`);
+    if (c.inputSchema !== undefined && (typeof c.inputSchema !== 'object' || c.inputSchema === null || c.inputSchema.type !== 'object')) {
+      fail(`capabilities[${i}].inputSchema must be a JSON Schema object with "type": "object"`);
+    }
     const alternatives = c.alternatives.map((a, j) => {
       const m = typeof a === 'string' && a.match(/^([^/]+)\/(.+)$/);
       if (!m) fail(`capabilities[${i}].alternatives[${j}] must be "server/tool", got ${JSON.stringify(a)}`);
       if (!servers[m[1]]) fail(`capabilities[${i}].alternatives[${j}] names an unknown server \`${m[1]}\``);
-      return { server: m[1], tool: m[2], node: `${m[1]}__${m[2]}`.replace(/[^A-Za-z0-9_-]/g, '_') };
+      if (c.alternatives.indexOf(a) !== j) fail(`capabilities[${i}].alternatives names \`${a}\` twice`);
+      const node = `${m[1]}__${m[2]}`.replace(/[^A-Za-z0-9_-]/g, '_');
+      const other = nodeOf.get(node);
+      if (other !== undefined && other !== a) fail(`capabilities[${i}].alternatives[${j}]: \`${a}\` and \`${other}\` would be the same tool \`${node}\`; rename one`);
+      nodeOf.set(node, a);
+      return { server: m[1], tool: m[2], node };
     });
     return { name: c.name, description: c.description ?? `${c.name}, routed around failures by SHR`, alternatives, inputSchema: c.inputSchema };
   });

@@ -6,7 +6,7 @@
 // only then. One Router for the gateway: every call in flight shares its health.
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { readConfig, toGraph } from './config.mjs';
 import { Upstream } from './upstream.mjs';
 
@@ -25,8 +25,24 @@ export class Gateway {
     this.log = log;
   }
 
+  /**
+   * Connects every upstream. A tool the config names that a connected server does not offer is
+   * a misspelling: `bad_config`, naming it and what the server offers. (A server down at start
+   * is checked when it is up: its calls fail and are routed around until then.)
+   */
   async start() {
     await Promise.all([...this.upstreams.values()].map((u) => u.connect()));
+    for (const c of this.config.capabilities) {
+      for (const a of c.alternatives) {
+        const up = this.upstreams.get(a.server);
+        if (up.up && !up.tools.has(a.tool)) {
+          await this.close();
+          const e = new Error(`config: capability \`${c.name}\` names \`${a.server}/${a.tool}\`, but \`${a.server}\` offers ${[...up.tools.keys()].map((t) => `\`${t}\``).join(', ') || 'no tools'}`);
+          e.code = 'bad_config';
+          throw e;
+        }
+      }
+    }
     return this;
   }
 
@@ -63,8 +79,11 @@ export class Gateway {
         try {
           result = await up.call(a.tool, args);
         } catch (e) {
-          // A timeout may pass; a crashed or disconnected server is down until restarted.
-          return { success: false, error: e.message, category: 'service', transient: e.kind === 'timeout' };
+          // Arguments the server rejects are the agent's to fix (seed 003's `input`), not the
+          // server's fault; a timeout may pass; a crashed or disconnected server is down until
+          // restarted.
+          const category = e.kind === 'refused' && e.code === ErrorCode.InvalidParams ? 'input' : 'service';
+          return { success: false, error: e.message, category, transient: e.kind === 'timeout' };
         }
         if (result.isError) {
           const said = (result.content ?? []).map((c) => c.text ?? '').join(' ').trim();
@@ -96,7 +115,11 @@ export class Gateway {
       return { ...answer.result, content: answer.result.content ?? [], _meta: { ...(answer.result._meta ?? {}), shr: { via: answer.via, reroutes: events.filter((e) => e.event === 'Rerouted').length } } };
     }
     this.stats.escalations += 1;
+    // Seed 003's failure shape: `success: false`, a stable `error` code, and what to do.
     const escalation = {
+      success: false,
+      error: 'no_upstream_left',
+      capability: cap.name,
       escalation: request ?? { reason: outcome.status, message: outcome.message },
       agent_action: request?.agentAction ??
         `Every upstream tool for \`${cap.name}\` failed (${cap.alternatives.map((a) => `${a.server}/${a.tool}`).join(', ')}). ` +

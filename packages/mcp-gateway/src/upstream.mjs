@@ -1,9 +1,23 @@
 // One upstream MCP server: an SDK client over stdio (a command the gateway starts) or streamable
-// HTTP (a URL). A server that crashes or disconnects is restarted with exponential backoff on a
-// monotonic clock; calls made meanwhile fail at once (the router routes around them).
+// HTTP (a URL). A server that crashes or disconnects is restarted with exponential backoff;
+// calls made meanwhile fail at once (the router routes around them). The backoff starts over
+// only once a restarted server has answered a call, so a server that dies as soon as it is up
+// is not restarted ten times a second forever.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+/**
+ * What a failed call says of the upstream: `timeout` (no answer in time; the server may be
+ * fine), `refused` (the server answered with a JSON-RPC error: its transport works), or
+ * `broken` (the connection closed or the transport failed: reconnect).
+ */
+export function failureKind(e) {
+  if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return 'timeout';
+  if (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed) return 'refused';
+  return 'broken';
+}
 
 export class Upstream {
   constructor(spec, { timeoutMs, log = () => {} }) {
@@ -43,9 +57,13 @@ export class Upstream {
     try {
       await client.connect(transport, { timeout: this.timeoutMs });
       const { tools } = await client.listTools(undefined, { timeout: this.timeoutMs });
+      if (this.closed) {
+        // Closed while connecting: do not leave the child process behind.
+        await client.close().catch(() => {});
+        return false;
+      }
       this.tools = new Map(tools.map((t) => [t.name, t]));
       this.client = client;
-      this.failures = 0;
       return true;
     } catch (e) {
       this.log(`${spec.name}: could not connect: ${e?.message ?? e}`);
@@ -76,10 +94,19 @@ export class Upstream {
     const client = this.client;
     if (!client) throw Object.assign(new Error(`${this.spec.name} is down (restarting)`), { kind: 'down' });
     try {
-      return await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs });
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.timeoutMs });
+      this.failures = 0;
+      return result;
     } catch (e) {
-      const timeout = /timed out|timeout/i.test(String(e?.message));
-      throw Object.assign(new Error(`${this.spec.name}/${tool}: ${e?.message ?? e}`), { kind: timeout ? 'timeout' : 'broken' });
+      const kind = failureKind(e);
+      if (kind === 'broken' && this.client === client) {
+        // A broken transport (an HTTP server gone, a session it forgot) never closes by itself
+        // the way a dead stdio child does: drop it and reconnect with backoff.
+        this.client = null;
+        client.close().catch(() => {});
+        this.#restartLater();
+      }
+      throw Object.assign(new Error(`${this.spec.name}/${tool}: ${e?.message ?? e}`), { kind, code: e?.code });
     }
   }
 
