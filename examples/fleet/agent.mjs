@@ -21,7 +21,7 @@ const probeMs = Number(arg('probe-ms', 50));
 const graph = {
   name: 'refund',
   nodes: [
-    { id: 'start', tool: false }, { id: 'crm' }, { id: 'stripe' }, { id: 'razorpay' },
+    { id: 'start', tool: false }, { id: 'crm' }, { id: 'stripe', probe: { interval_ms: probeMs } }, { id: 'razorpay' },
     { id: 'email' }, { id: 'done', tool: false },
   ],
   edges: [
@@ -45,7 +45,7 @@ if (redisUrl !== 'none') {
   bus = await redisBus({ url: redisUrl, namespace: arg('namespace', 'example'), timeoutMs: 1000 });
   fleet = await joinFleet(router, bus, { flushMs: 2 });
 }
-const probes = startProbes(router, { stripe: () => call('stripe', true).then((r) => { if (r.success === false) throw new Error(r.error); }) }, { intervalMs: probeMs });
+const probes = startProbes(router, { stripe: () => call('stripe', true).then((r) => { if (r.success === false) throw new Error(r.error); }) }, { pollMs: probeMs });
 
 // When this agent's route stopped and started going through stripe again (wall clock, ms).
 const marks = { avoidAt: null, resumeAt: null };

@@ -11,6 +11,8 @@
 //! - **Route** (one query, no task): [`Router::route`] over live weights.
 //! - **Observe** (outcomes seen outside a run): [`Router::mark_down`], [`Router::mark_up`],
 //!   [`Router::record`]; [`Router::advance`] lets cooldowns pass.
+//! - **Probe** (tools with a `probe`, down): [`Router::next_probe_at`], [`Router::due_probes`],
+//!   then [`Router::settle_probe`] or [`Router::release_probe`] for each.
 //! - **Drive runs**: [`Router::start`], then [`Router::next`] / [`Router::report`] /
 //!   [`Router::resolve_escalation`] per run, in the order the [`crate::session`] docs give.
 //! - **End a run early**: [`Router::abandon`] (a deadline, a call or answer given up on).
@@ -39,7 +41,7 @@ use alloc::vec::Vec;
 use crate::algo::{Dijkstra, Observer, Plan};
 use crate::error::{ConfigError, SessionError};
 use crate::graph::{NodeIx, ToolGraph};
-use crate::health::{HealthBook, HealthDelta, Observation, Rejection, Transition, WeightMemo};
+use crate::health::{HealthBook, HealthDelta, Observation, Probe, Rejection, Transition, WeightMemo};
 use crate::metrics::Metrics;
 use crate::monitor::Monitors;
 use crate::session::{Env, Run};
@@ -200,6 +202,34 @@ impl Router {
             self.memo.forget();
         }
         out
+    }
+
+    /// The probes due now (tools with a `probe` whose breaker lets one through); the host
+    /// calls each tool and settles the probe (see [`crate::health::probe`]).
+    pub fn due_probes(&mut self, now: Millis) -> Vec<Probe> {
+        let mut out = Vec::new();
+        self.health.due_probes(&self.graph, now, &mut out);
+        // Cooldowns passed, probe slots taken: weights moved.
+        self.memo.forget();
+        out
+    }
+
+    /// When to ask [`Router::due_probes`] again; `None` while nothing with a `probe` is down.
+    pub fn next_probe_at(&mut self, now: Millis) -> Option<Millis> {
+        self.advance(now);
+        self.health.next_probe_at(&self.graph, now)
+    }
+
+    /// A probe's outcome: a success closes the breaker, a failure opens it for another cooldown.
+    pub fn settle_probe(&mut self, probe: Probe, observed: Observation, now: Millis) -> Option<Transition> {
+        self.memo.forget();
+        self.health.settle_probe(probe, observed, now)
+    }
+
+    /// A probe that was not made, or whose outcome is unknown: its slot is given back.
+    pub fn release_probe(&mut self, probe: Probe) {
+        self.memo.forget();
+        self.health.release_probe(probe);
     }
 
     /// The last delta known for each tool, for a member that joins late.

@@ -22,6 +22,7 @@ pub mod convert;
 pub mod driver;
 pub mod error;
 mod fleet;
+mod probe;
 mod route;
 mod types;
 
@@ -46,6 +47,8 @@ pub(crate) struct Inner {
     /// `route` sits on every request of an agent: its plan's indices and the JS strings of node
     /// ids are kept between calls so a route allocates nothing new.
     pub routing: Routing,
+    /// Probes handed out and not yet settled, by the number JS holds.
+    pub probes: probe::Outstanding,
 }
 
 /// A tool graph with live health. Cheap to keep for the life of an agent.
@@ -111,7 +114,7 @@ impl Router {
     }
 
     fn with_graph(router: shr_core::Router, clock: Option<Function>) -> Router {
-        let inner = Inner { router, clock, routing: Routing::default() };
+        let inner = Inner { router, clock, routing: Routing::default(), probes: probe::Outstanding::default() };
         Router { inner: Rc::new(RefCell::new(inner)) }
     }
 
@@ -150,6 +153,22 @@ impl Router {
             weight: health.weight(v, now),
             factors: health.factors(v, now),
         })
+    }
+
+    /// An outcome as `record` and `settleProbe` take it (`{ok, latencyMs?, hard?, at?}`), and
+    /// the clock value it holds for.
+    pub(crate) fn observation(&self, outcome: &JsValue) -> Result<(Observation, u64), ShrError> {
+        let rec: RecordOutcome = from_js_camel(outcome, "outcome", "bad_record", &[])?;
+        if rec.latency_ms.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
+            return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0"));
+        }
+        let now = self.now(rec.at)?;
+        let observed = match (rec.ok, rec.hard) {
+            (true, _) => Observation::Success { latency_ms: rec.latency_ms.unwrap_or(0.0) },
+            (false, true) => Observation::Outage,
+            (false, false) => Observation::Failure,
+        };
+        Ok((observed, now))
     }
 
     pub(crate) fn shared(&self) -> Rc<RefCell<Inner>> {
@@ -238,16 +257,7 @@ impl Router {
         #[wasm_bindgen(unchecked_param_type = "RecordOutcome")] outcome: JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
-        let rec: RecordOutcome = from_js_camel(&outcome, "outcome", "bad_record", &[])?;
-        if rec.latency_ms.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
-            return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0").into());
-        }
-        let now = self.now(rec.at)?;
-        let observed = match (rec.ok, rec.hard) {
-            (true, _) => Observation::Success { latency_ms: rec.latency_ms.unwrap_or(0.0) },
-            (false, true) => Observation::Outage,
-            (false, false) => Observation::Failure,
-        };
+        let (observed, now) = self.observation(&outcome)?;
         self.inner.borrow_mut().router.record(v, observed, now);
         Ok(self.health_view(v, now)?)
     }

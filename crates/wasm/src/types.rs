@@ -35,6 +35,11 @@ export interface NodeSpec {
   rate_limit?: { calls: number; per_ms: number };
   /** Calls in flight at once, over every run (a bulkhead). */
   max_concurrent?: number;
+  /**
+   * Probe the tool while it is down: once the cooldown lets a probe through, at most every
+   * `interval_ms`, the router hands out a probe call (`router.dueProbes()`) with `input`.
+   */
+  probe?: { interval_ms: number; input?: unknown };
   /** The tool changes the world: never branched back past unless `compensate` undoes it. */
   side_effect?: boolean;
   /** The tool that undoes this one's side effect. */
@@ -312,6 +317,8 @@ export interface Route { path: string[]; edges: [string, string][]; cost: number
 
 /** Router.record's argument. */
 export interface RecordOutcome { ok: boolean; latencyMs?: number; hard?: boolean; at?: number }
+/** A probe call due now: call `tool` with `input`, then `router.settleProbe(probe, outcome)` once. */
+export interface ProbeCall { probe: number; tool: string; input: unknown }
 
 /** What a tool function receives. */
 export interface ToolInput {

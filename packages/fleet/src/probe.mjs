@@ -1,38 +1,93 @@
-// Probes a tool whose breaker is HALF_OPEN, so that recovery needs no traffic and no host code:
-// every `intervalMs`, for each tool given, if this member may probe it (HALF_OPEN and not held by
-// the member of the fleet that owns the probe), call it once, with a timeout, and record the
-// outcome. A success closes the breaker and the fleet hears it; a failure reopens it.
+// Performs the probes the router asks for, so that a down tool recovers with no traffic and no
+// host code. The core decides (shr-core's health::probe): which tools are due (a `probe` on
+// their node, the breaker HALF_OPEN with a probe free, no other member of the fleet owning the
+// probe, `probe.interval_ms` since the last one) and when to ask again. This loop only calls
+// the tool with the node's `probe.input`, with a timeout, and settles the probe: a success
+// closes the breaker (the fleet hears it), a failure opens it for another cooldown.
 import { within } from './order.mjs';
 
-export function startProbes(router, probes, { intervalMs = 100, timeoutMs = 2000, now } = {}) {
+const OPTIONS = ['timeoutMs', 'pollMs', 'now'];
+
+/**
+ * @param router a shr-wasm Router whose graph gives the probed tools a `probe`
+ * @param tools {toolId: async (input) => result}: a result `{success: false}` or a throw fails
+ * @param opts.timeoutMs a probe call's time limit (default 2000)
+ * @param opts.pollMs the longest sleep between two looks (default 1000): a breaker that opens
+ *   meanwhile makes a probe due sooner than the router said last time
+ * @param opts.now the clock, when the router's is not `Date.now()`
+ */
+export function startProbes(router, tools, opts = {}) {
+  const fail = (msg) => Object.assign(new Error(`startProbes: ${msg}`), { code: 'bad_options' });
+  for (const k of Object.keys(opts)) if (!OPTIONS.includes(k)) throw fail(`unknown option \`${k}\` (known: ${OPTIONS.join(', ')})`);
+  const { timeoutMs = 2000, pollMs = 1000, now } = opts;
+  for (const [k, v] of [['timeoutMs', timeoutMs], ['pollMs', pollMs]]) {
+    if (!(Number.isFinite(v) && v >= 1 && v <= 2_147_483_647)) throw fail(`${k} must be a number of ms in 1..2147483647`);
+  }
+  const probed = new Set(router.toJson().nodes.filter((n) => n.probe).map((n) => n.id));
+  for (const t of Object.keys(tools)) {
+    if (typeof tools[t] !== 'function') throw fail(`tools.${t} must be a function`);
+    if (!probed.has(t)) throw fail(`\`${t}\` has no \`probe\` in the graph: give its node "probe": {"interval_ms": ...}`);
+  }
+  const missing = [...probed].filter((t) => !Object.hasOwn(tools, t));
+  if (missing.length) throw fail(`no probe function for ${missing.map((t) => `\`${t}\``).join(', ')}`);
+
   const counts = { probes: 0, ok: 0, failed: 0 };
-  const busy = new Set();
+  let timer = null;
+  let stopped = false;
   const at = (outcome) => (now ? { ...outcome, at: now() } : outcome);
-  const tick = () => {
-    for (const [tool, call] of Object.entries(probes)) {
-      if (busy.has(tool)) continue;
-      const h = router.health(tool, now?.());
-      // A null weight is infinite: another member owns the probe.
-      if (h.state !== 'half_open' || h.weight === null) continue;
-      busy.add(tool);
-      counts.probes += 1;
-      const t0 = performance.now();
-      within(timeoutMs, `probe of ${tool}`, Promise.resolve().then(call))
-        .then(
-          () => {
-            counts.ok += 1;
-            router.record(tool, at({ ok: true, latencyMs: performance.now() - t0 }));
-          },
-          () => {
-            counts.failed += 1;
-            router.record(tool, at({ ok: false, hard: true }));
-          },
-        )
-        .catch(() => {})
-        .finally(() => busy.delete(tool));
+  const settle = (p, outcome) => {
+    try {
+      router.settleProbe(p.probe, at(outcome));
+    } catch {
+      // A freed router: nothing left to tell.
     }
   };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref?.();
-  return { counts, stop: () => clearInterval(timer) };
+  const look = () => {
+    timer = null;
+    if (stopped) return;
+    let due = [];
+    try {
+      due = router.dueProbes(now?.());
+    } catch {
+      return; // a freed router: the loop ends
+    }
+    for (const p of due) {
+      counts.probes += 1;
+      const t0 = performance.now();
+      within(timeoutMs, `probe of ${p.tool}`, Promise.resolve().then(() => tools[p.tool](p.input)))
+        .then((r) => {
+          if (r && r.success === false) throw new Error(String(r.error ?? 'failed'));
+          counts.ok += 1;
+          settle(p, { ok: true, latencyMs: performance.now() - t0 });
+        })
+        .catch(() => {
+          counts.failed += 1;
+          settle(p, { ok: false });
+        })
+        .finally(schedule);
+    }
+    schedule();
+  };
+  function schedule() {
+    if (stopped) return;
+    let next = null;
+    try {
+      next = router.nextProbeAt(now?.());
+    } catch {
+      return;
+    }
+    const t = now ? now() : Date.now();
+    const wait = next === null ? pollMs : Math.min(pollMs, Math.max(1, next - t));
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(look, wait);
+    timer.unref?.();
+  }
+  schedule();
+  return {
+    counts,
+    stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+    },
+  };
 }

@@ -130,6 +130,16 @@ impl ToolGraph {
                 let msg = "rate_limit needs calls and per_ms of at least 1";
                 push(ProblemKind::BadValue, &n.id, at("rate_limit"), msg.into());
             }
+            if let Some(p) = &n.probe {
+                if p.interval_ms == 0 {
+                    let msg = "probe.interval_ms must be at least 1";
+                    push(ProblemKind::BadValue, &n.id, at("probe/interval_ms"), msg.into());
+                }
+                if !n.tool {
+                    let msg = "a waypoint (tool: false) is never called, so it cannot be probed";
+                    push(ProblemKind::BadValue, &n.id, at("probe"), msg.into());
+                }
+            }
             if n.quota == Some(0) {
                 push(ProblemKind::BadValue, &n.id, at("quota"), "quota must be at least 1".into());
             }
@@ -172,6 +182,7 @@ impl ToolGraph {
                 quota: n.quota,
                 rate_limit: n.rate_limit,
                 max_concurrent: n.max_concurrent,
+                probe_interval_ms: n.probe.as_ref().map(|p| p.interval_ms),
                 side_effect: n.side_effect,
                 // Resolved below, once every id is known.
                 compensate: None,

@@ -34,6 +34,8 @@ pub struct Node {
     pub quota: Option<u32>,
     pub rate_limit: Option<RateLimitSpec>,
     pub max_concurrent: Option<u32>,
+    /// `probe.interval_ms`: the router asks for a probe of the tool while it is down.
+    pub probe_interval_ms: Option<u64>,
     pub side_effect: bool,
     /// The tool that undoes this one's side effect.
     pub compensate: Option<NodeIx>,

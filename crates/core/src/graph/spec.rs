@@ -50,6 +50,21 @@ pub struct RateLimitSpec {
     pub per_ms: u64,
 }
 
+/// `"probe": {"interval_ms": t, "input": {...}}`: while the tool's breaker is not CLOSED, the
+/// router asks its host for a probe call at most every `t` ms, once a probe is let through
+/// (HALF_OPEN, and no other member of the fleet owns the probe), so that a down tool recovers
+/// with no traffic and no host code (see [`crate::Router::due_probes`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeSpec {
+    /// The shortest time between two probes of the tool.
+    pub interval_ms: u64,
+    /// The input the probe call is given (a cheap, harmless request: a health check, a
+    /// read); `null` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<serde_json::Value>,
+}
+
 /// One node as written in the JSON description. A field it does not know is an error (a
 /// misspelt `validator` must not turn validation off in silence).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -90,6 +105,9 @@ pub struct NodeSpec {
     /// Calls allowed in flight at once (a bulkhead); the router's default when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrent: Option<u32>,
+    /// Probe the tool while it is down, so that it recovers without traffic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSpec>,
     /// Normal latency of the tool; the latency factor compares the rolling mean with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_latency_ms: Option<f64>,
@@ -119,6 +137,7 @@ impl NodeSpec {
             quota: None,
             rate_limit: None,
             max_concurrent: None,
+            probe: None,
             baseline_latency_ms: None,
             validators: Vec::new(),
             x: None,

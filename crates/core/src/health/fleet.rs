@@ -13,7 +13,8 @@
 //!   cooldown from now: a far-future time is a bad clock); an open breaker from any origin holds
 //!   for its cooldown;
 //! - the member that opened the breaker owns its probe. The others hold the tool closed to their
-//!   own calls after the cooldown too, for one more cooldown (the owner's lease), so the fleet,
+//!   own calls after the cooldown too, for one more cooldown or the tool's probe interval,
+//!   whichever is longer (the owner's lease), so the fleet,
 //!   not each member, sends at most `half_open_probes` probes. A lease that runs out (the owner
 //!   is gone) lets each member probe for itself;
 //! - `closed` (the owner's probe succeeded, or an operator marked the tool up) closes it.
@@ -149,6 +150,11 @@ impl Ledger {
     /// Whether another member owns `v`'s probe at `now`.
     pub(super) fn held(&self, v: NodeIx, now: Millis) -> bool {
         self.held.get(v).copied().flatten().is_some_and(|until| now < until)
+    }
+
+    /// Until when another member owns `v`'s probe, if one does.
+    pub(super) fn lease_end(&self, v: NodeIx) -> Option<Millis> {
+        self.held.get(v).copied().flatten()
     }
 
     fn grow(&mut self) {
@@ -297,8 +303,11 @@ impl HealthBook {
         let transition = match d.change {
             Change::Opened => {
                 let until = until.unwrap_or(now);
+                // The owner probes once the cooldown is over, and no sooner than its probe
+                // interval allows: the lease covers both, so the others do not probe meanwhile.
+                let lease = cooldown.max(graph.node(v).probe_interval_ms.unwrap_or(0));
                 if let Some(h) = self.fleet.held.get_mut(v) {
-                    *h = Some(until.saturating_add(cooldown));
+                    *h = Some(until.saturating_add(lease));
                 }
                 t.breaker.open_until(until, now)
             }

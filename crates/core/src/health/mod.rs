@@ -5,6 +5,7 @@ pub mod breaker;
 pub mod concurrency;
 pub mod fleet;
 pub mod memo;
+pub mod probe;
 pub mod rate_limit;
 pub mod retry;
 pub mod weight;
@@ -17,6 +18,7 @@ pub use breaker::{Breaker, BreakerConfig, BreakerState, Transition};
 pub use concurrency::Concurrency;
 pub use fleet::{Change, FleetStats, HealthDelta, Rejection, MAX_ORIGIN};
 pub use memo::{LiveWeights, WeightMemo};
+pub use probe::Probe;
 pub use rate_limit::TokenBucket;
 pub use retry::{backoff, RetryBudget};
 pub use weight::{edge_weight, Factors};
@@ -176,6 +178,8 @@ pub struct HealthBook {
     retry_budget: RetryBudget,
     /// What this member tells its fleet and has heard from it.
     fleet: fleet::Ledger,
+    /// When each tool with a `probe` was last probed.
+    probes: probe::ProbeSchedule,
 }
 
 /// Two books are equal when their tools are; `quiet_until` is only a shortcut.
@@ -214,6 +218,7 @@ impl HealthBook {
                 .collect(),
             retry_budget: admission.retry_budget,
             fleet: fleet::Ledger::new(graph.node_count()),
+            probes: probe::ProbeSchedule::default(),
             quiet_until: Millis::MAX,
             steady_until: Millis::MAX,
         }
