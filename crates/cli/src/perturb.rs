@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use shr_eval::perturb::{self, judge, Arm, Complexity, DetectionTable, Matrix, Mode, PolicyRow};
+use shr_eval::perturb::{self, contract, judge, Arm, Complexity, DetectionTable, Matrix, Mode, PolicyRow};
 
 #[derive(Serialize)]
 pub struct PerturbRun {
@@ -31,6 +31,10 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
 }
 
+fn opt_pct(x: Option<f64>) -> String {
+    x.map_or("-".into(), pct)
+}
+
 fn share(part: u32, whole: u32) -> String {
     if whole == 0 {
         return "-".into();
@@ -39,8 +43,14 @@ fn share(part: u32, whole: u32) -> String {
 }
 
 fn cell(c: &perturb::Metrics) -> String {
-    format!("{} / {} / {}", pct(c.tsr), c.prr.map_or("-".into(), pct), pct(c.rc))
+    format!("{} / {} / {}", pct(c.tsr), opt_pct(c.prr), opt_pct(c.rc))
 }
+
+/// The caption of every TSR / PRR / RC cell.
+pub const CELLS: &str = "Cells: TSR / PRR / RC. PRR counts perturbed runs that finished on clean data, or stopped \
+with an explicit escalation when no clean path existed. RC is seed 002's formula, (tool calls - calls of the \
+unperturbed optimal plan) / that plan's calls, averaged over successful runs (this lab's choice: seed 002 does not \
+say over which runs; an unavoidable failed call counts). \"-\": no run was perturbed (PRR) or none succeeded (RC).";
 
 pub fn render(run: &PerturbRun) -> String {
     let mut out = String::new();
@@ -50,15 +60,11 @@ pub fn render(run: &PerturbRun) -> String {
         run.tasks_per_complexity, run.seed
     );
     render_detection(&mut out, &run.detection);
+    let _ = writeln!(out, "\n{CELLS}");
     render_policies(&mut out, &run.policies);
-    let _ = writeln!(
-        out,
-        "\nCells: TSR / PRR / RC, one immediate retry. PRR counts perturbed runs that finished on clean data, \
-         or stopped with an explicit escalation when no clean path existed. RC as seed 002 defines it: extra \
-         tool calls over the unperturbed optimal plan, over successful runs (an unavoidable failed call counts)."
-    );
+    render_llm_calls(&mut out, &run.matrices);
     for m in &run.matrices {
-        let _ = writeln!(out, "\n{}\n", m.label);
+        let _ = writeln!(out, "\n{}, one immediate retry, per mode, family and complexity:\n", m.label);
         let _ = writeln!(out, "| Mode | {} |", Complexity::ALL.map(|c| format!("{c:?}")).join(" | "));
         let _ = writeln!(out, "|---|{}", "---|".repeat(Complexity::ALL.len()));
         for (row, cells) in m.rows.iter().zip(&m.cells) {
@@ -69,15 +75,18 @@ pub fn render(run: &PerturbRun) -> String {
             let _ = writeln!(out, "| {what} | {} |", cells.iter().map(cell).collect::<Vec<_>>().join(" | "));
         }
     }
-    render_llm_calls(&mut out, &run.matrices);
     out
 }
 
 fn render_detection(out: &mut String, d: &DetectionTable) {
     let _ = writeln!(
         out,
-        "\nDetection of wrong results, per family: each task's victim output corrupted once and shown to each arm. \
-         The LLM judge is a mock with an assumed {:.0}% miss rate and {:.0}% false-alarm rate, one LLM call per output.\n",
+        "\nDetection of wrong results, per family: each task's victim output corrupted once and shown to each arm \
+         (Outputs: those the family found something to break in). The validators are the victim's own contract. \
+         The LLM judge is a mock with assumed rates, one LLM call of {} ms per output: it misses {:.0}% of \
+         plausible wrong values and {:.0}% of every other family, and rejects {:.0}% of clean outputs.\n",
+        judge::LATENCY_MS,
+        100.0 * judge::PLAUSIBLE_MISS_RATE,
         100.0 * judge::MISS_RATE,
         100.0 * judge::FALSE_ALARM_RATE
     );
@@ -101,13 +110,29 @@ fn render_detection(out: &mut String, d: &DetectionTable) {
         share(d.judge_false_alarms, d.clean_outputs)
     );
     let _ = writeln!(out, "| LLM calls per output | | 0 | 0 | 1 |");
+    let _ = writeln!(out, "| time per output | | 0 ms | 0 ms | {} ms |", judge::LATENCY_MS);
+    let _ = writeln!(
+        out,
+        "\nContract validators' detection by the victim's contract (caught / wrong outputs; \"-\": the family \
+         found nothing to break in that shape):\n"
+    );
+    let _ = writeln!(out, "| Family | {} |", contract::NAMES.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(contract::NAMES.len()));
+    for f in &d.families {
+        let cells: Vec<String> = f
+            .by_contract
+            .iter()
+            .map(|&(n, caught)| if n == 0 { "-".into() } else { format!("{caught}/{n}") })
+            .collect();
+        let _ = writeln!(out, "| {} | {} |", f.family.describe(), cells.join(" | "));
+    }
 }
 
 fn render_policies(out: &mut String, rows: &[PolicyRow]) {
     let _ = writeln!(
         out,
         "\nTransient faults that last (k calls or t ms, drawn per task) under three retry policies, contract \
-         validators, all complexities (P3: all families):\n"
+         validators, all complexities (P3: all families pooled):\n"
     );
     let _ = writeln!(out, "| Mode | Retry policy | Runs | TSR | PRR | RC | Tool calls / run | Time / run |");
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
@@ -121,8 +146,8 @@ fn render_policies(out: &mut String, rows: &[PolicyRow]) {
             r.policy.describe(),
             m.runs,
             pct(m.tsr),
-            m.prr.map_or("-".into(), pct),
-            pct(m.rc),
+            opt_pct(m.prr),
+            opt_pct(m.rc),
             m.mean_calls,
             m.mean_ms
         );
@@ -134,53 +159,23 @@ fn render_llm_calls(out: &mut String, matrices: &[Matrix]) {
     // on SHR's run, not the ReAct agent of `shr bench`.
     let _ = writeln!(
         out,
-        "\nThe three arms side by side, all complexities and families pooled: TSR / PRR / RC, and LLM calls (escalations \
-         and judge verdicts). The last column prices the validators arm's actions at an LLM call per decision \
-         (ReAct's cost model on SHR's run, not an independent agent):\n"
+        "\nThe three arms side by side, one immediate retry, all complexities and families pooled (each cell \
+         computed over the pooled runs): TSR / PRR / RC, and LLM calls (escalations and judge verdicts). The \
+         last column prices the validators arm's actions at an LLM call per decision (ReAct's cost model on \
+         SHR's run, not an independent agent):\n"
     );
     let labels: Vec<&str> = matrices.iter().map(|m| m.label.as_str()).collect();
     let _ = writeln!(out, "| Mode | {} | ReAct cost model, LLM calls |", labels.join(" | "));
     let _ = writeln!(out, "|---|{}---|", "---|".repeat(matrices.len()));
-    for mode in Mode::ALL {
-        let pooled = |m: &Matrix| -> (Vec<perturb::Metrics>, u32, u32) {
-            let cells: Vec<perturb::Metrics> = m
-                .rows
-                .iter()
-                .zip(&m.cells)
-                .filter(|(r, _)| r.mode == mode)
-                .flat_map(|(_, c)| c.iter().copied())
-                .collect();
-            let llm = cells.iter().map(|c| c.llm_calls).sum();
-            let react = cells.iter().map(|c| c.react_llm_calls).sum();
-            (cells, llm, react)
-        };
+    for (i, mode) in Mode::ALL.iter().enumerate() {
         let arms: Vec<String> = matrices
             .iter()
             .map(|m| {
-                let (cells, llm, _) = pooled(m);
-                let runs: u32 = cells.iter().map(|c| c.runs).sum();
-                let weighted = |f: &dyn Fn(&perturb::Metrics) -> Option<f64>| -> Option<f64> {
-                    let (mut sum, mut n) = (0.0, 0u32);
-                    for c in &cells {
-                        if let Some(x) = f(c) {
-                            sum += x * f64::from(c.runs);
-                            n += c.runs;
-                        }
-                    }
-                    (n > 0).then(|| sum / f64::from(n))
-                };
-                let tsr = weighted(&|c| Some(c.tsr)).unwrap_or(0.0);
-                let prr = weighted(&|c| c.prr);
-                let rc = weighted(&|c| Some(c.rc)).unwrap_or(0.0);
-                format!(
-                    "{} / {} / {}, {llm} LLM calls in {runs} runs",
-                    pct(tsr),
-                    prr.map_or("-".into(), pct),
-                    pct(rc)
-                )
+                let p = m.pooled.get(i).copied().unwrap_or_default();
+                format!("{}, {} LLM calls in {} runs", cell(&p), p.llm_calls, p.runs)
             })
             .collect();
-        let react = matrices.first().map_or(0, |m| pooled(m).2);
+        let react = matrices.first().and_then(|m| m.pooled.get(i)).map_or(0, |p| p.react_llm_calls);
         let _ = writeln!(out, "| {} | {} | {react} |", mode.name(), arms.join(" | "));
     }
 }

@@ -23,10 +23,11 @@ pub struct Metrics {
     /// Perturbation recovery rate: perturbed runs that recovered (finished clean, or stopped
     /// explicitly when no clean path existed). `None` when no run was perturbed.
     pub prr: Option<f64>,
-    /// Recovery cost as seed 002 defines it: (tool calls - calls of the unperturbed optimal
-    /// plan) / calls of that plan, averaged over the runs that succeeded. An unavoidable failed
-    /// call counts: a transient fault costs at least one call more than the optimum.
-    pub rc: f64,
+    /// Recovery cost: (tool calls - calls of the unperturbed optimal plan) / calls of that plan
+    /// (seed 002's formula), averaged over the runs that succeeded (this lab's choice: seed 002
+    /// does not say over which runs). An unavoidable failed call counts: a transient fault
+    /// costs at least one call more than the optimum. `None` when no run succeeded.
+    pub rc: Option<f64>,
     pub llm_calls: u32,
     pub react_llm_calls: u32,
     /// Runs that escalated.
@@ -45,15 +46,13 @@ impl Metrics {
         }
         let perturbed: Vec<&RunFlags> = runs.iter().filter(|r| r.perturbed).collect();
         let finished: Vec<&RunFlags> = runs.iter().filter(|r| r.success).collect();
-        let rc = if finished.is_empty() {
-            0.0
-        } else {
+        let rc = (!finished.is_empty()).then(|| {
             finished
                 .iter()
                 .map(|r| (r.tool_calls as f64 - r.optimal_calls as f64) / r.optimal_calls.max(1) as f64)
                 .sum::<f64>()
                 / finished.len() as f64
-        };
+        });
         Metrics {
             runs: n,
             tsr: runs.iter().filter(|r| r.success).count() as f64 / n as f64,
@@ -99,6 +98,9 @@ pub struct Matrix {
     pub rows: Vec<Row>,
     /// `cells[row][complexity]`
     pub cells: Vec<Vec<Metrics>>,
+    /// Per mode of [`Mode::ALL`], complexities and families pooled: `Metrics::of` over all of
+    /// the mode's runs, so its PRR counts perturbed runs and its RC successful runs.
+    pub pooled: Vec<Metrics>,
 }
 
 /// `tasks` generated tasks per complexity, seeds `seed..seed + tasks`.
@@ -113,15 +115,26 @@ fn runs(ts: &[GeneratedTask], mode: Mode, setup: &Setup) -> Vec<RunFlags> {
 /// Runs every row of the matrix on the generated tasks for one arm (one immediate retry).
 pub fn matrix(generated: &[Vec<GeneratedTask>], arm: Arm) -> Matrix {
     let rows = Row::all();
+    let mut by_mode: Vec<Vec<RunFlags>> = Mode::ALL.iter().map(|_| Vec::new()).collect();
     let cells = rows
         .iter()
         .map(|row| {
             let setup =
                 Setup { arm, policy: Policy::OneRetry, family: row.family.unwrap_or(Family::WrongSign) };
-            generated.iter().map(|ts| Metrics::of(&runs(ts, row.mode, &setup))).collect()
+            let pool = &mut by_mode[Mode::ALL.iter().position(|&m| m == row.mode).unwrap_or(0)];
+            generated
+                .iter()
+                .map(|ts| {
+                    let flags = runs(ts, row.mode, &setup);
+                    let cell = Metrics::of(&flags);
+                    pool.extend(flags);
+                    cell
+                })
+                .collect()
         })
         .collect();
-    Matrix { label: arm.describe().to_string(), arm, rows, cells }
+    let pooled = by_mode.iter().map(|flags| Metrics::of(flags)).collect();
+    Matrix { label: arm.describe().to_string(), arm, rows, cells, pooled }
 }
 
 /// How often an arm notices one family of wrong results, checked on the victims' outputs
@@ -129,11 +142,14 @@ pub fn matrix(generated: &[Vec<GeneratedTask>], arm: Arm) -> Matrix {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Detection {
     pub family: Family,
+    /// Victim outputs the family found something to break in.
     pub outputs: u32,
-    /// Wrong outputs the contract's validators reject.
+    /// Wrong outputs the victim's contract validators reject.
     pub validators: u32,
     /// Wrong outputs the mock LLM judge rejects (one LLM call each).
     pub judge: u32,
+    /// Per contract of [`contract::NAMES`]: (wrong outputs, rejected by the validators).
+    pub by_contract: Vec<(u32, u32)>,
 }
 
 /// Detection per family over every generated task's victim, plus (family `None`) false alarms
@@ -147,9 +163,12 @@ pub struct DetectionTable {
 }
 
 pub fn detection(generated: &[Vec<GeneratedTask>]) -> DetectionTable {
-    let checks = contract::validators();
     let all: Vec<&GeneratedTask> = generated.iter().flatten().collect();
+    // The victim's clean output as it leaves the tool, and whether its own contract rejects
+    // `output` when it arrives one call latency later.
+    let victim = |t: &GeneratedTask| t.record.answer(t.contract_of(&t.victim), 0, EPOCH_MS);
     let rejects = |t: &GeneratedTask, output: &Value| {
+        let checks = contract::validators(t.contract_of(&t.victim));
         let context = t.record.context().into_iter().collect();
         let scope = shr_core::validate::Scope { context: &context, now: EPOCH_MS + 50 };
         shr_core::validate::check_all(&checks, output, &scope).is_err()
@@ -157,23 +176,34 @@ pub fn detection(generated: &[Vec<GeneratedTask>]) -> DetectionTable {
     let families = Family::ALL
         .iter()
         .map(|&family| {
-            let mut d = Detection { family, outputs: 0, validators: 0, judge: 0 };
+            let mut d = Detection {
+                family,
+                outputs: 0,
+                validators: 0,
+                judge: 0,
+                by_contract: contract::NAMES.iter().map(|_| (0, 0)).collect(),
+            };
             for t in &all {
-                let (wrong, broken) = corrupt::corrupt(&t.record.answer(0, EPOCH_MS), family, t.seed);
+                let (wrong, broken) = corrupt::corrupt(&victim(t), family, t.seed);
                 if !broken {
                     continue;
                 }
+                let caught = rejects(t, &wrong);
                 d.outputs += 1;
-                d.validators += u32::from(rejects(t, &wrong));
-                d.judge += u32::from(Judge::new(t.seed ^ family as u64).rejects(true));
+                d.validators += u32::from(caught);
+                d.judge += u32::from(Judge::new(t.seed ^ family as u64).rejects(Some(family)));
+                let kind = contract::NAMES.iter().position(|&n| n == t.contract_of(&t.victim));
+                if let Some(slot) = kind.and_then(|k| d.by_contract.get_mut(k)) {
+                    slot.0 += 1;
+                    slot.1 += u32::from(caught);
+                }
             }
             d
         })
         .collect();
     let clean_outputs = all.len() as u32;
-    let validators_false_alarms =
-        all.iter().filter(|t| rejects(t, &t.record.answer(0, EPOCH_MS))).count() as u32;
-    let judge_false_alarms = all.iter().filter(|t| Judge::new(t.seed).rejects(false)).count() as u32;
+    let validators_false_alarms = all.iter().filter(|t| rejects(t, &victim(t))).count() as u32;
+    let judge_false_alarms = all.iter().filter(|t| Judge::new(t.seed).rejects(None)).count() as u32;
     DetectionTable { families, clean_outputs, validators_false_alarms, judge_false_alarms }
 }
 

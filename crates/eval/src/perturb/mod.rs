@@ -9,14 +9,16 @@
 //! - P4 implicit-permanent: every call returns a well-formed but wrong result.
 //!
 //! Wrong results come from the injector's families ([`corrupt`]), written without the
-//! validators; the validators come from the tools' output contract ([`contract`], a data file).
-//! Three arms read the outputs: the contract's validators, none (the ablation), and a mock LLM
+//! validators; the validators come from each tool's output contract ([`contract`], one data
+//! file per kind of tool), assigned per stage by the task templates ([`template`], a data file).
+//! Three arms read the outputs: the contracts' validators, none (the ablation), and a mock LLM
 //! judge asked about every output ([`judge`]).
 
 pub mod contract;
 pub mod corrupt;
 pub mod judge;
 mod metrics;
+pub mod template;
 pub mod transient;
 pub mod world;
 
@@ -26,6 +28,7 @@ pub use metrics::{
 };
 pub use transient::{Duration, Policy};
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -86,14 +89,14 @@ impl Mode {
     }
 }
 
-/// Task complexity: the DAG template.
+/// Task complexity: the DAG template (`tasks/perturb.json`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Complexity {
     /// One chain of three stages.
     C1,
     /// One chain of four stages ending in a single action.
     C2,
-    /// Two parallel branches of two stages, each with its own action, joined.
+    /// Two parallel branches of two stages, joined.
     C3,
     /// Three parallel branches of three stages, joined.
     C4,
@@ -101,16 +104,6 @@ pub enum Complexity {
 
 impl Complexity {
     pub const ALL: [Complexity; 4] = [Complexity::C1, Complexity::C2, Complexity::C3, Complexity::C4];
-
-    /// (branches, stages per branch, largest substitute group)
-    fn shape(self) -> (usize, usize, u64) {
-        match self {
-            Complexity::C1 => (1, 3, 2),
-            Complexity::C2 => (1, 4, 3),
-            Complexity::C3 => (2, 2, 2),
-            Complexity::C4 => (3, 3, 3),
-        }
-    }
 }
 
 /// A fault profile: which tool, which mode.
@@ -135,6 +128,8 @@ pub struct GeneratedTask {
     pub optimal_calls: u32,
     /// The record the task acts on (its context, and what clean tools answer).
     pub record: Record,
+    /// Each tool's contract (tool id -> contract name): its validators and its answers' shape.
+    pub contracts: BTreeMap<String, String>,
     /// How long a transient fault on the victim holds.
     pub duration: Duration,
     /// The task's own seed (the generation seed mixed with its complexity); corruptions, fault
@@ -146,19 +141,32 @@ pub struct GeneratedTask {
 pub fn generate(complexity: Complexity, seed: u64) -> GeneratedTask {
     let task_seed = seed ^ (complexity as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut rng = SplitMix64::new(task_seed);
-    let (branches, stages, max_group) = complexity.shape();
+    // The templates are part of the crate and a test reads each: a missing one is a build
+    // mistake, answered with a one-stage task rather than a panic in library code.
+    let template = template::of(complexity).unwrap_or_else(|| template::Template {
+        max_group: 1,
+        single_action: false,
+        branches: alloc::vec![alloc::vec![String::from(contract::NAMES[0])]],
+    });
+    let branches = template.branches.len();
     let mut nodes = alloc::vec![json!({ "id": "start", "tool": false })];
     let mut edges = Vec::new();
     let mut groups: Vec<Vec<String>> = Vec::new();
-    for b in 0..branches {
+    let mut contracts = BTreeMap::new();
+    for (b, stages) in template.branches.iter().enumerate() {
         let mut prev: Vec<String> = alloc::vec!["start".into()];
-        for s in 0..stages {
-            // C2's last stage is its single action node.
-            let single_action = complexity == Complexity::C2 && s + 1 == stages;
-            let size = if single_action { 1 } else { 1 + rng.below(max_group) as usize };
+        for (s, kind) in stages.iter().enumerate() {
+            let single_action = template.single_action && s + 1 == stages.len();
+            let size = if single_action { 1 } else { 1 + rng.below(template.max_group) as usize };
             let group: Vec<String> = (0..size).map(|k| format!("b{b}s{s}t{k}")).collect();
             for (k, id) in group.iter().enumerate() {
-                nodes.push(json!({ "id": id, "stage": format!("b{b}s{s}") }));
+                nodes.push(json!({
+                    "id": id,
+                    "stage": format!("b{b}s{s}"),
+                    "description": format!("answers by the {kind} contract"),
+                    "validators": contract::validators(kind),
+                }));
+                contracts.insert(id.clone(), kind.clone());
                 for p in &prev {
                     edges.push(json!({ "from": p, "to": id, "cost": 1 + k }));
                 }
@@ -179,11 +187,7 @@ pub fn generate(complexity: Complexity, seed: u64) -> GeneratedTask {
     }
     nodes.push(goal);
     let spec_json = json!({ "nodes": nodes, "edges": edges, "start": "start", "goal": "goal" });
-    let mut spec: shr_core::graph::GraphSpec = serde_json::from_value(spec_json).unwrap_or_default();
-    let checks = contract::validators();
-    for n in spec.nodes.iter_mut().filter(|n| n.tool) {
-        n.validators = checks.clone();
-    }
+    let spec: shr_core::graph::GraphSpec = serde_json::from_value(spec_json).unwrap_or_default();
     // The primary of every stage is on the optimal plan; pick one stage's as the victim.
     let victim_group = &groups[rng.below(groups.len() as u64) as usize];
     GeneratedTask {
@@ -191,11 +195,24 @@ pub fn generate(complexity: Complexity, seed: u64) -> GeneratedTask {
         complexity,
         victim: victim_group[0].clone(),
         has_alternative: victim_group.len() > 1,
-        optimal_calls: (branches * stages) as u32,
+        optimal_calls: groups.len() as u32,
         spec,
         record: Record::draw(task_seed),
+        contracts,
         duration: Duration::draw(task_seed),
         seed: task_seed,
+    }
+}
+
+impl GeneratedTask {
+    /// The contract tool `id` answers by (empty for a node that is not a tool).
+    pub fn contract_of(&self, id: &str) -> &str {
+        self.contracts.get(id).map_or("", String::as_str)
+    }
+
+    /// The clean answer of tool `id` at `now`.
+    pub fn answer(&self, graph: &ToolGraph, id: &str, now: Millis) -> serde_json::Value {
+        self.record.answer(self.contract_of(id), graph.index(id).unwrap_or(0), now)
     }
 }
 
@@ -247,6 +264,8 @@ pub struct PerturbedTools {
     family: Family,
     duration: Duration,
     record: Record,
+    /// Each node's contract, by index.
+    contracts: Vec<String>,
     seed: u64,
     victim_calls: u32,
     first_at: Millis,
@@ -264,6 +283,7 @@ impl PerturbedTools {
             family,
             duration: task.duration,
             record: task.record.clone(),
+            contracts: graph.nodes().iter().map(|n| String::from(task.contract_of(&n.id))).collect(),
             seed: task.seed,
             victim_calls: 0,
             first_at: 0,
@@ -274,7 +294,9 @@ impl PerturbedTools {
 
     /// Performs a call at `at`; returns the result and whether it carries wrong data.
     pub fn call(&mut self, tool: NodeIx, at: Millis) -> (ToolResult, bool) {
-        let clean = ToolResult::ok(self.record.answer(tool, at), 50.0);
+        let contract = self.contracts.get(tool).map_or("", String::as_str);
+        let answer = self.record.answer(contract, tool, at);
+        let clean = ToolResult::ok(answer.clone(), 50.0);
         if Some(tool) != self.victim || self.mode == Mode::NP {
             return (clean, false);
         }
@@ -300,7 +322,6 @@ impl PerturbedTools {
                 false,
             ),
             _ => {
-                let answer = self.record.answer(tool, at);
                 let (wrong, broken) =
                     corrupt::corrupt(&answer, self.family, self.seed ^ u64::from(self.victim_calls) << 32);
                 if !broken {
@@ -333,14 +354,16 @@ impl Host for PerturbHost {
             Some(v) => self.tools.call(v, at),
             None => (ToolResult::outage("no such tool"), false),
         };
+        let mut latency_ms = 50;
         if let (Some(judge), ToolResult::Ok { .. }) = (self.judge.as_mut(), &result) {
-            if judge.rejects(wrong) {
+            latency_ms += judge::LATENCY_MS;
+            if judge.rejects(wrong.then_some(self.tools.family)) {
                 result = ToolResult::transient("LLM judge: the output looks wrong");
                 wrong = false;
             }
         }
         self.wrong = wrong;
-        Performed { result, latency_ms: 50 }
+        Performed { result, latency_ms }
     }
 
     fn escalate(&mut self, _: &ToolGraph, request: &EscalationRequest, _: Millis) -> Decision {
