@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Router, refundGraph } from './helpers.mjs';
-import { memoryHub, joinFleet, startProbes, broadcastBus } from '../../packages/fleet/src/index.mjs';
+import { memoryHub, joinFleet, startProbes, broadcastBus, redisBus } from '../../packages/fleet/src/index.mjs';
+import { hostileMessages } from '../../examples/fleet/hostile.mjs';
 
 const COOLDOWN = 200;
 const options = (origin) => ({ origin, config: { breaker: { cooldownMs: COOLDOWN } } });
@@ -30,7 +31,10 @@ async function serve({ agents, share, tasks = 6, stagger = 7, hub = memoryHub() 
     email: async () => ({ sent: true }),
     sms: async () => ({ sent: true }),
   };
-  const routers = Array.from({ length: agents }, (_, i) => new Router(refundGraph(), options(`agent-${i}`)));
+  // stripe declares a probe: the core schedules it (every 20 ms at most) once its cooldown ends.
+  const graph = refundGraph();
+  graph.nodes = graph.nodes.map((n) => (n.id === 'stripe' ? { ...n, probe: { interval_ms: 20 } } : n));
+  const routers = Array.from({ length: agents }, (_, i) => new Router(graph, options(`agent-${i}`)));
   const fleets = share ? await Promise.all(routers.map((r) => joinFleet(r, hub.bus(), { flushMs: 2 }))) : [];
   const outcomes = [];
   await Promise.all(
@@ -67,7 +71,7 @@ test('with sharing the fleet stops calling a failing tool after about one thresh
 test('after the tool recovers the fleet sends one probe and every member routes through it again', async () => {
   const run = await serve({ agents: 8, share: true, tasks: 4 });
   run.state.down = false;
-  const probes = run.routers.map((r) => startProbes(r, { stripe: () => run.tools.stripe() }, { intervalMs: 20 }));
+  const probes = run.routers.map((r) => startProbes(r, { stripe: () => run.tools.stripe() }, { pollMs: 20 }));
   const before = run.calls.stripe;
   const deadline = Date.now() + COOLDOWN * 3 + 2000;
   while (run.routers.some((r) => r.health('stripe').state !== 'closed') && Date.now() < deadline) await sleep(10);
@@ -92,10 +96,11 @@ test('a member that joins late starts from the fleet view', async () => {
   await Promise.all([fa.close(), fb.close()]);
 });
 
-test('hostile messages on the bus are refused with a code, and nothing crashes', async () => {
+test('hostile messages on the bus are refused with a code, none applied, and nothing crashes', async () => {
   const hub = memoryHub();
   const r = new Router(refundGraph(), options('me'));
   const f = await joinFleet(r, hub.bus());
+  // Only invalid messages, whatever the receiver knows: every one must be refused.
   const junk = [
     null, 42, 'not json', '{"tool":"stripe"}', [], { tool: 'stripe', change: 'opened', version: 1, origin: 'x', at: 0 },
     { tool: 'nope', change: 'closed', version: 1, origin: 'x', at: 0 },
@@ -104,23 +109,43 @@ test('hostile messages on the bus are refused with a code, and nothing crashes',
     { tool: 'stripe', change: 'closed', version: 1.5, origin: 'x', at: 0 },
     { tool: 'stripe', change: 'closed', version: 1, origin: 'x', at: 0, extra: 1 },
     'x'.repeat(10_000), { tool: 'stripe', change: 'opened', until: -1, version: 1, origin: 'x', at: 0 },
+    ...hostileMessages({ n: 500, seed: 7, victim: 'me', tools: ['crm', 'stripe', 'razorpay', 'email', 'sms'] }),
   ];
-  let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  for (let i = 0; i < 500; i += 1) {
-    const d = { tool: ['stripe', 'email', '', 'crm'][Math.floor(rand() * 4)], change: ['opened', 'closed', 'failed', 'up'][Math.floor(rand() * 4)], version: Math.floor(rand() * 5) - 1, origin: rand() < 0.1 ? 'me' : 'p', at: rand() * 1e6 };
-    if (rand() < 0.5) d.until = rand() < 0.5 ? rand() * 1e15 : 'soon';
-    junk.push(rand() < 0.3 ? JSON.stringify(d).slice(0, Math.floor(rand() * 40)) : d);
-  }
+  const before = JSON.stringify(r.route());
   for (const m of junk) hub.inject(m);
   await sleep(5);
-  const total = f.stats.applied + f.stats.rejected;
-  assert.equal(total, junk.length);
-  assert.ok(f.stats.rejected >= 13, JSON.stringify(f.stats.rejectedBy));
+  console.log(`# hostile: ${junk.length} messages, ${f.stats.rejected} refused ${JSON.stringify(f.stats.rejectedBy)}, ${f.stats.applied} applied`);
+  assert.equal(f.stats.applied, 0, JSON.stringify(r.healthSnapshot()));
+  assert.equal(f.stats.rejected, junk.length);
+  // Every kind of refusal is met, each with a stable code.
+  for (const code of ['bad_delta', 'too_large', 'bad_origin', 'unknown_tool', 'bad_version', 'bad_change']) {
+    assert.ok(f.stats.rejectedBy[code] > 0, `no ${code}: ${JSON.stringify(f.stats.rejectedBy)}`);
+  }
   for (const v of f.rejections) assert.match(v.code, /^[a-z_]+$/);
-  assert.ok(r.route() !== undefined);
-  console.log(`# hostile: ${junk.length} messages, ${f.stats.rejected} refused ${JSON.stringify(f.stats.rejectedBy)}, ${f.stats.applied} well-formed applied`);
+  assert.equal(JSON.stringify(r.route()), before, 'nothing changed');
+  assert.deepEqual(r.healthSnapshot(), []);
   await f.close();
+});
+
+test('misspelt options, a bad namespace and the default origin are refused, naming what is wrong', async () => {
+  const hub = memoryHub();
+  const r = new Router(refundGraph(), options('me'));
+  const bad = (re) => (e) => e.code === 'bad_options' && re.test(e.message);
+  await assert.rejects(joinFleet(r, hub.bus(), { flushMS: 2 }), bad(/unknown option `flushMS`/));
+  await assert.rejects(joinFleet(r, hub.bus(), { flushMs: -1 }), bad(/`flushMs`/));
+  await assert.rejects(joinFleet(r, hub.bus(), { onDelta: 'x' }), bad(/`onDelta`/));
+  // Two routers with the default origin would refuse each other's deltas as bad_origin.
+  await assert.rejects(joinFleet(new Router(refundGraph()), hub.bus()), bad(/default origin `local`/));
+  await assert.rejects(joinFleet(r, {}), bad(/bus has no `publish`/));
+  assert.throws(() => memoryHub({ delay: 5 }), bad(/unknown option `delay`/));
+  assert.throws(() => broadcastBus('x', { snapshotMS: 5 }), bad(/unknown option `snapshotMS`/));
+  // Checked before any connection: no Redis needed.
+  await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', namepsace: 'a' }), bad(/unknown option `namepsace`/));
+  await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', timeoutMs: 0 }), bad(/`timeoutMs`/));
+  for (const ns of ['pay*', 'a?b', 'fleet[1]', 'x]', '', 'has space', 'é', 'a/b', 'x'.repeat(129), 7]) {
+    await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', namespace: ns }), bad(/`namespace`/), JSON.stringify(ns));
+  }
+  await assert.rejects(redisBus({ namespace: 'pay*' }), bad(/no glob character/));
 });
 
 test('two members over BroadcastChannel share health', async () => {

@@ -29,8 +29,8 @@ const declared = (text) => new Set([...text.matchAll(/^export (?:interface|type|
 const SURFACE = {
   Router: {
     statics: ['fromJson'],
-    methods: ['applyHealthDelta', 'drainHealthDeltas', 'fleetStats', 'free', 'health', 'healthSnapshot', 'markDown',
-      'markUp', 'metrics', 'record', 'route', 'run', 'session', 'toJson', 'tools'],
+    methods: ['applyHealthDelta', 'drainHealthDeltas', 'dueProbes', 'fleetStats', 'free', 'health', 'healthSnapshot', 'markDown',
+      'markUp', 'metrics', 'nextProbeAt', 'record', 'releaseProbe', 'route', 'run', 'session', 'settleProbe', 'toJson', 'tools'],
     getters: ['origin', 'warnings'],
   },
   Session: {
@@ -108,7 +108,7 @@ for (const [target, text] of Object.entries(dts)) {
     const used = new Set([...code.matchAll(/[:|<(,]\s*([A-Z]\w*)/g)].map((m) => m[1]).filter((n) => !globals.has(n)));
     for (const n of used) assert.ok(names.has(n), `${n} is used but not declared`);
     for (const n of ['GraphSpec', 'NodeSpec', 'EdgeSpec', 'Route', 'ToolHealth', 'RunOptions', 'RunResult', 'ShrEvent', 'Outcome',
-      'EscalationRequest', 'Decision', 'Task', 'ToolInput', 'ToolFailureReturn', 'Action', 'ToolResult', 'Problem', 'ShrError', 'ErrorCode']) {
+      'EscalationRequest', 'Decision', 'Task', 'ToolInput', 'ToolFailureReturn', 'Action', 'ToolResult', 'Problem', 'ShrError', 'ErrorCode', 'ProbeCall']) {
       assert.ok(names.has(n), `${n} is not declared`);
     }
   });
@@ -120,7 +120,8 @@ test('the error codes in the d.ts are the ones the module throws', () => {
   // Every source file of the crate, so that a module split off later is read too.
   const dir = new URL('../../crates/wasm/src/', import.meta.url);
   const source = readdirSync(dir, { recursive: true })
-    .filter((f) => f.endsWith('.rs'))
+    // types.rs is the TypeScript text itself: its unions are what is checked, not a source.
+    .filter((f) => f.endsWith('.rs') && f !== 'types.rs')
     .map((f) => readFileSync(new URL(f, dir), 'utf8'))
     .join('\n');
   // Codes are literals given to ShrError::new, or `bad_*` literals handed to the converters.
@@ -128,7 +129,11 @@ test('the error codes in the d.ts are the ones the module throws', () => {
     ...[...source.matchAll(/ShrError::new\(\s*"(\w+)"/g)].map((m) => m[1]),
     ...[...source.matchAll(/"(bad_\w+)"/g)].map((m) => m[1]),
   ]);
-  for (const c of thrown) assert.ok(codes.includes(c), `${c} is thrown but not in ErrorCode`);
+  // A fleet delta's refusal is a verdict's code, typed apart from the errors thrown.
+  const verdicts = [.../export type DeltaRefusal =([^;]+);/.exec(dts.node)[1].matchAll(/"(\w+)"/g)].map((m) => m[1]);
+  for (const c of thrown) assert.ok(codes.includes(c) || verdicts.includes(c), `${c} is thrown but not in ErrorCode`);
+  const core = readFileSync(new URL('../../crates/core/src/health/fleet.rs', import.meta.url), 'utf8');
+  for (const c of verdicts) assert.ok(source.includes(`"${c}"`) || core.includes(`"${c}"`), `${c} is never given`);
   for (const c of codes) assert.ok(source.includes(`"${c}"`), `${c} is in ErrorCode but never thrown`);
 });
 

@@ -90,13 +90,14 @@ impl Router {
 
     /// When to ask `dueProbes` again (a clock value), or `null` while no tool with a `probe` is
     /// down. A breaker that opens meanwhile brings it forward: poll at least every few seconds.
-    #[wasm_bindgen(js_name = nextProbeAt)]
+    #[wasm_bindgen(js_name = nextProbeAt, unchecked_return_type = "number | null")]
     pub fn next_probe_at(
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
-    ) -> Result<Option<f64>, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let now = self.now(number_arg(now, "now", "bad_clock")?)?;
-        Ok(self.shared().borrow_mut().router.next_probe_at(now).map(|t| t as f64))
+        let at = self.shared().borrow_mut().router.next_probe_at(now);
+        Ok(at.map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64)))
     }
 
     /// A probe's outcome, as `record` takes it: `{ok: true, latencyMs}` closes the breaker,

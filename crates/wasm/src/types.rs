@@ -174,10 +174,13 @@ export interface HealthDelta {
 }
 
 /** What `applyHealthDelta` did: applied, or refused with a stable code and why. */
+/** Why a fleet delta was refused (a verdict, never thrown). */
+export type DeltaRefusal =
+  | "unknown_tool" | "bad_origin" | "bad_version" | "stale_version" | "bad_change" | "bad_delta" | "too_large";
+
 export interface DeltaVerdict {
   applied: boolean;
-  /** unknown_tool, bad_origin, bad_version, stale_version, bad_change, bad_delta, too_large */
-  code?: string;
+  code?: DeltaRefusal;
   message?: string;
   /** The breaker change it caused, if any. */
   transition?: { from: BreakerState; to: BreakerState };
@@ -396,7 +399,7 @@ export interface RunResult { outcome: Outcome; events: ShrEvent[] }
 export type ErrorCode =
   | "invalid_graph" | "unknown_tool" | "unknown_node" | "bad_task" | "bad_options"
   | "bad_decision" | "bad_result" | "bad_record" | "bad_clock" | "not_in_flight"
-  | "no_escalation" | "finished" | "escalation_failed" | "freed" | "internal";
+  | "no_escalation" | "finished" | "escalation_failed" | "freed" | "unknown_probe" | "internal";
 
 /** Every error thrown or rejected by shr-wasm. */
 export interface ShrError extends Error {

@@ -77,7 +77,7 @@ export function startProbes(router, tools, opts = {}) {
       return;
     }
     const t = now ? now() : Date.now();
-    const wait = next === null ? pollMs : Math.min(pollMs, Math.max(1, next - t));
+    const wait = next == null ? pollMs : Math.min(pollMs, Math.max(1, next - t));
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(look, wait);
     timer.unref?.();

@@ -19,6 +19,8 @@ export function failureKind(e) {
   return 'broken';
 }
 
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export class Upstream {
   constructor(spec, { timeoutMs, log = () => {} }) {
     this.spec = spec;
@@ -55,8 +57,10 @@ export class Upstream {
       }
     };
     try {
-      await client.connect(transport, { timeout: this.timeoutMs });
-      const { tools } = await client.listTools(undefined, { timeout: this.timeoutMs });
+      // Starting a server (a process, its imports) can take longer than answering a call.
+      const timeout = Math.max(this.timeoutMs, CONNECT_TIMEOUT_MS);
+      await client.connect(transport, { timeout });
+      const { tools } = await client.listTools(undefined, { timeout });
       if (this.closed) {
         // Closed while connecting: do not leave the child process behind.
         await client.close().catch(() => {});
