@@ -60,22 +60,52 @@ export function useBrowser() {
 }
 
 /**
- * A fresh page at the given size, recording console errors and uncaught exceptions.
- * `page.errors` lists them; every test asserts it is empty.
+ * Records on `page.errors` its console errors, uncaught exceptions, failed requests, and every
+ * request to another origin than the page's own (`url`'s): the page fetches nothing from
+ * elsewhere at run time. The page's workers' requests are its context's, so they are watched
+ * there (once per context).
  */
-export async function open(browser, url, { width = 1280, height = 800 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } });
-  const page = await context.newPage();
+export function watch(page, url) {
+  const origin = new URL(url).origin;
   page.errors = [];
   page.on('console', (m) => {
     if (m.type() === 'error') page.errors.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => page.errors.push(`page: ${e.message}`));
   page.on('requestfailed', (r) => page.errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  await page.goto(url);
+  const context = page.context();
+  if (!context.shrForeign) {
+    context.shrForeign = new Set();
+    context.on('request', (r) => {
+      // data: URLs are inline, blob: URLs carry the origin that made them (ELK's worker).
+      if (r.url().startsWith('data:')) return;
+      const from = new URL(r.url()).origin;
+      if (from !== origin) {
+        for (const p of context.pages()) p.errors?.push(`request to another origin: ${r.url()}`);
+      }
+    });
+  }
+  return page;
+}
+
+/**
+ * A fresh page at the given size (in a context of its own unless `context` is given),
+ * recording what `watch` records. `page.errors` lists them; every test asserts it is empty.
+ */
+export async function open(browser, url, { width = 1280, height = 800, context } = {}) {
+  const ctx = context ?? (await browser.newContext({ viewport: { width, height } }));
+  // Every wait of a test has a limit: Playwright's own, unless a wait sets a shorter one.
+  ctx.setDefaultTimeout(30_000);
+  const page = watch(await ctx.newPage(), url);
+  await page.goto(url, { timeout: 30_000 });
   await page.waitForSelector('[data-testid="graph"] [data-node]', { timeout: 30_000 });
   await drawn(page);
   return page;
+}
+
+/** Whether the page scrolls sideways: how many CSS pixels it is wider than its window. */
+export async function overflow(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
 
 /** Saves tests/artifacts/NAME.png (scrolled to the top unless `top: false`); with
@@ -120,12 +150,12 @@ export async function end(page) {
   await page.waitForFunction(() => {
     const m = document.querySelector('[data-testid="replay-counter"]').textContent.match(/step (\d+) \/ (\d+)/);
     return m && m[1] === m[2];
-  });
+  }, null, { timeout: 30_000 });
 }
 
 export async function pick(page, scenario) {
   await page.selectOption('[data-testid="scenario"]', scenario);
-  await page.waitForFunction((s) => new URL(location.href).searchParams.get('scenario') === s, scenario);
+  await page.waitForFunction((s) => new URL(location.href).searchParams.get('scenario') === s, scenario, { timeout: 15_000 });
   await drawn(page);
 }
 

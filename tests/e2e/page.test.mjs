@@ -25,6 +25,23 @@ test('the page loads a real graph routed by shr-core', async () => {
   noErrors(page);
 });
 
+test('the page fetches nothing from another origin, and the harness would see it if it did', async () => {
+  const page = await open(env.browser, `${env.url}?scenario=S2`);
+  // Everything it loaded (the page, its wasm, ELK's worker) came from its own server.
+  const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+  const origin = new URL(env.url).origin;
+  assert.ok(loaded.length > 0);
+  assert.deepEqual(loaded.filter((u) => !u.startsWith('data:') && new URL(u).origin !== origin), []);
+  noErrors(page);
+  // The watch is not blind: a request elsewhere (127.0.0.2, refused, nothing leaves the host)
+  // is recorded.
+  await Promise.all([
+    page.context().waitForEvent('request', { predicate: (r) => r.url().startsWith('http://127.0.0.2:9/'), timeout: 10_000 }),
+    page.evaluate(() => fetch('http://127.0.0.2:9/x').catch(() => {})),
+  ]);
+  assert.ok(page.errors.some((e) => e.startsWith('request to another origin: http://127.0.0.2:9/x')), page.errors.join('; '));
+});
+
 test('S2 routes through Razorpay; failing Stripe and Email gives Razorpay + SMS; failing Razorpay escalates once', async () => {
   const page = await open(env.browser, env.url);
   await pick(page, 'S2');

@@ -34,7 +34,7 @@ async function edit(page, fill, button) {
   }
   const before = await page.evaluate(() => location.search);
   await page.click(`[data-testid="${button}"]`);
-  await page.waitForFunction((b) => location.search !== b, before);
+  await page.waitForFunction((b) => location.search !== b, before, { timeout: 15_000 });
   assert.equal(await page.$eval('[data-testid="edit-error"]', (e) => e.hidden), true, await text(page, 'edit-error'));
 }
 
@@ -73,6 +73,57 @@ test('edit a graph, reload its URL in a new page: the same graph and failures ap
   const after = await snapshot(again);
   assert.deepEqual(after, before, 'the same graph, failures and route in a new page');
   await shot(again, 'shared-edited-graph');
+  noErrors(again);
+});
+
+test('an imported graph\'s URL, opened in a new page, shows the same graph and failures', async () => {
+  const page = await open(env.browser, `${env.url}?scenario=S1`);
+  // A graph no scenario has: two ways to book a courier, one of them failed after import.
+  const graph = {
+    nodes: [
+      { id: 'order', tool: false, label: 'Parcel order' },
+      { id: 'address_check', label: 'Address check' },
+      { id: 'courier_a', label: 'Courier A booking' },
+      { id: 'courier_b', label: 'Courier B booking' },
+      { id: 'label_print', label: 'Label printer' },
+      { id: 'shipped', tool: false, label: 'Parcel shipped' },
+    ],
+    edges: [
+      { from: 'order', to: 'address_check', cost: 1 },
+      { from: 'address_check', to: 'courier_a', cost: 1 },
+      { from: 'address_check', to: 'courier_b', cost: 2.5 },
+      { from: 'courier_a', to: 'label_print', cost: 1 },
+      { from: 'courier_b', to: 'label_print', cost: 1.5 },
+      { from: 'label_print', to: 'shipped', cost: 0 },
+    ],
+    start: 'order',
+    goal: 'shipped',
+  };
+  await page.fill('[data-testid="graph-json"]', JSON.stringify(graph));
+  await page.click('[data-testid="import"]');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('scenario') === 'custom', null, { timeout: 15_000 });
+  await drawn(page);
+  const imported = await snapshot(page);
+  assert.deepEqual(imported.nodes.map((n) => n.id), graph.nodes.map((n) => n.id).sort());
+  assert.match(imported.route, /Courier A booking/, 'the cheaper courier first');
+  // Fail the cheaper courier: the failure travels in the URL with the graph.
+  const before = await page.evaluate(() => location.search);
+  await page.click('[data-node="courier_a"]');
+  await page.waitForFunction((b) => location.search !== b, before, { timeout: 15_000 });
+  const url = page.url();
+  const params = new URL(url).searchParams;
+  assert.equal(params.get('scenario'), 'custom');
+  assert.equal(params.get('down'), 'courier_a');
+  assert.ok(/^[A-Za-z0-9_-]+$/.test(params.get('g') ?? ''), 'the imported graph is in the URL, base64url');
+  const shared = await snapshot(page);
+  assert.ok(shared.nodes.find((n) => n.id === 'courier_a').failed);
+  assert.match(shared.route, /Courier B booking/, 'rerouted around the failed courier');
+  assert.ok(shared.edges.includes('address_check->courier_b 2.5'));
+  noErrors(page);
+
+  const again = await open(env.browser, url);
+  assert.equal(new URL(again.url()).searchParams.get('g'), params.get('g'), 'the link is kept as opened');
+  assert.deepEqual(await snapshot(again), shared, 'the same imported graph, failure and route in a new page');
   noErrors(again);
 });
 

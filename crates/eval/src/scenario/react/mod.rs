@@ -412,6 +412,9 @@ pub(super) fn execute(scenario: &Scenario, cfg: &ReactConfig) -> ReactRun {
     let mut steps: Vec<ReactStep> = Vec::new();
     let mut succeeded: Vec<NodeIx> = Vec::new();
     let (mut tool_calls, mut lost) = (0u32, 0u32);
+    // Counted where the mock LLM is asked for a step, not from the trace: the report's LLM
+    // calls, which the page checks against the steps it replays.
+    let mut llm_asked = 0u32;
     let mut escalations = Vec::new();
     let (status, goal) = loop {
         let llm_call = steps.len() as u32 + 1;
@@ -419,6 +422,7 @@ pub(super) fn execute(scenario: &Scenario, cfg: &ReactConfig) -> ReactRun {
             break (Status::Escalated, mem.goal.clone());
         }
         let draw = rng.unit();
+        llm_asked += 1;
         let mut step = policy.next(&mut mem);
         let mut error = None;
         if draw < cfg.error_rate {
@@ -480,7 +484,7 @@ pub(super) fn execute(scenario: &Scenario, cfg: &ReactConfig) -> ReactRun {
         status,
         goal,
         path: completed.iter().map(|&v| graph.id(v).to_string()).collect(),
-        llm_calls: steps.len() as u32,
+        llm_calls: llm_asked,
         tool_calls,
         recoveries: 0,
         classifiers_lost: lost,
