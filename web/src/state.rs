@@ -38,7 +38,7 @@ pub enum ClickMode {
 }
 
 /// The failed tools as set: the clicks so far, or the source's own failures before any click.
-fn current_down(s: &Setup) -> Vec<String> {
+pub fn current_down(s: &Setup) -> Vec<String> {
     match &s.down {
         Some(d) => d.clone(),
         None => s.source.failures().iter().map(|f| f.tool.clone()).collect(),
@@ -79,9 +79,8 @@ impl Page {
         match self.mode.get_untracked() {
             ClickMode::Fail => {
                 let failed = !self.setup.with_untracked(|s| current_down(s).iter().any(|t| t == id));
+                // The tab's router follows (crate::fleet), and publishes its health deltas.
                 self.set_failed(id, failed);
-                let source = self.setup.with_untracked(|s| s.source.id());
-                crate::fleet::announce(&source, id, failed);
             }
             ClickMode::Probe => {
                 self.ghost.set(self.replay.moment.with_untracked(|m| m.route_edges.clone()));
