@@ -41,9 +41,24 @@ const tools = Object.fromEntries(['crm', 'stripe', 'razorpay', 'email'].map((t) 
 
 let fleet = null;
 let bus = null;
+// Every delta this agent handed to the bus and every one it heard (for the parent to check that
+// what was sent reached every agent): `origin|tool|change|version|at`, with the wall clock.
+const key = (d) => `${d.origin}|${d.tool}|${d.change}|${d.version}|${d.at}`;
+const sent = [];
+const heard = [];
 if (redisUrl !== 'none') {
   bus = await redisBus({ url: redisUrl, namespace: arg('namespace', 'example'), timeoutMs: 1000 });
-  fleet = await joinFleet(router, bus, { flushMs: 2 });
+  fleet = await joinFleet(router, bus, {
+    flushMs: 2,
+    onPublish: (deltas) => deltas.forEach((d) => sent.push([key(d), Date.now()])),
+    onDelta: (message) => {
+      try {
+        heard.push(key(typeof message === 'string' ? JSON.parse(message) : message));
+      } catch {
+        // Not a delta: nothing to match.
+      }
+    },
+  });
 }
 const probes = startProbes(router, { stripe: () => call('stripe', true).then((r) => { if (r.success === false) throw new Error(r.error); }) }, { pollMs: probeMs });
 
@@ -82,6 +97,6 @@ probes.stop();
 if (fleet) await fleet.close();
 const busStats = bus ? { ...bus.stats } : null;
 if (bus) await bus.close();
-process.stdout.write(`${JSON.stringify({ id, tasks, completed, failed, ...marks, probes: probes.counts, fleet: fleet?.stats ?? null, bus: busStats })}\n`);
+process.stdout.write(`${JSON.stringify({ id, tasks, completed, failed, ...marks, probes: probes.counts, fleet: fleet?.stats ?? null, bus: busStats, sent, heard })}\n`);
 process.stdin.destroy();
 process.exit(0);

@@ -64,11 +64,15 @@ export async function scenario({ agents, share, killRedis = false, downMs = 1500
   await sleep(warmup);
   const t0 = Date.now();
   mock.fail('stripe');
+  let killAt = null;
+  let restartAt = null;
   if (killRedis && redis) {
     await sleep(200);
+    killAt = Date.now();
     await redis.kill();
     await sleep(600);
     await redis.restart();
+    restartAt = Date.now();
     await sleep(downMs - 800);
   } else {
     await sleep(downMs);
@@ -77,6 +81,7 @@ export async function scenario({ agents, share, killRedis = false, downMs = 1500
   mock.recover('stripe');
   // Time to probe, hear of it and route through stripe again.
   await sleep(COOLDOWN * 2 + 1000);
+  const stopAt = Date.now();
   running.forEach((a) => a.stop());
   const results = await Promise.all(running.map((a) => a.done));
   await mock.close();
@@ -85,7 +90,39 @@ export async function scenario({ agents, share, killRedis = false, downMs = 1500
   const firstFailure = stripe.find((c) => !c.ok)?.at ?? t0;
   const reports = results.map((r) => r.report).filter(Boolean);
   const avoid = reports.map((r) => (r.avoidAt ?? Infinity) - firstFailure);
-  const resume = reports.map((r) => (r.resumeAt ?? Infinity) - tRecover);
+  // Recovery: from the first call that succeeded after stripe came back (the probe), until the
+  // last agent routes through stripe again; every call to stripe in between counts.
+  const firstOk = stripe.find((c) => c.ok && c.at >= tRecover);
+  const firstOkAt = firstOk?.at ?? Infinity;
+  const resume = reports.map((r) => (r.resumeAt ?? Infinity) - firstOkAt);
+  const lastResumeAt = Math.max(...reports.map((r) => r.resumeAt ?? Infinity));
+  const recovering = stripe.filter((c) => c.at >= tRecover && c.at <= lastResumeAt);
+  // What was lost in sharing: every delta an agent sent (before the last 500 ms, when agents
+  // stop one by one) that another agent did not hear. A breaker change another agent did not
+  // hear itself but superseded by a newer one it heard is not lost (the fleet keeps only the
+  // latest); a `failed` observation is not stored, so one published while a peer's
+  // subscription was down is.
+  const lost = { stored: 0, failed: 0, sentWhileDown: 0 };
+  if (share) {
+    const parse = (k) => {
+      const [origin, tool, change, version, at] = k.split('|');
+      return { origin, tool, change, version: Number(version), at: Number(at) };
+    };
+    const laterThan = (a, b) => a.version > b.version || (a.version === b.version && a.origin > b.origin);
+    const heardBy = reports.map((r) => ({ id: r.id, keys: new Set(r.heard), stored: r.heard.map(parse).filter((d) => d.change !== 'failed') }));
+    for (const r of reports) {
+      for (const [k, at] of r.sent) {
+        if (at > stopAt - 500) continue;
+        if (killAt !== null && at >= killAt && at <= restartAt) lost.sentWhileDown += 1;
+        const d = parse(k);
+        for (const peer of heardBy) {
+          if (peer.id === r.id || peer.keys.has(k)) continue;
+          if (d.change === 'failed') lost.failed += 1;
+          else if (!peer.stored.some((h) => h.tool === d.tool && laterThan(h, d))) lost.stored += 1;
+        }
+      }
+    }
+  }
   return {
     agents,
     share,
@@ -97,7 +134,11 @@ export async function scenario({ agents, share, killRedis = false, downMs = 1500
     failedCalls: stripe.filter((c) => !c.ok).length,
     failedTaskCalls: stripe.filter((c) => !c.ok && !c.probe).length,
     probesWhileDown: stripe.filter((c) => c.probe && c.at < tRecover).length,
-    probesAfterRecovery: stripe.filter((c) => c.probe && c.at >= tRecover && c.at <= tRecover + COOLDOWN + 1000).length,
+    // Every probe after stripe recovered, to the end of the run.
+    probesAfterRecovery: stripe.filter((c) => c.probe && c.at >= tRecover).length,
+    callsToResume: recovering.length,
+    probesToResume: recovering.filter((c) => c.probe).length,
+    probeOkMs: firstOkAt - tRecover,
     avoidP50: pct(avoid, 0.5),
     avoidP99: pct(avoid, 0.99),
     resumeP50: pct(resume, 0.5),
@@ -105,7 +146,9 @@ export async function scenario({ agents, share, killRedis = false, downMs = 1500
     buffered: reports.reduce((n, r) => n + (r.bus?.buffered ?? 0), 0),
     dropped: reports.reduce((n, r) => n + (r.bus?.dropped ?? 0), 0),
     reconnects: reports.reduce((n, r) => n + (r.bus?.reconnects ?? 0), 0),
+    recovered: reports.reduce((n, r) => n + (r.bus?.recovered ?? 0), 0),
     applied: reports.reduce((n, r) => n + (r.fleet?.applied ?? 0), 0),
+    lost,
     ms: Date.now() - started,
   };
 }
@@ -114,16 +157,16 @@ const fmt = (x) => (x === null ? '-' : Number.isFinite(x) ? `${Math.round(x)} ms
 
 export function table(rows) {
   const lines = [
-    '| Agents | Health | Calls to the failed tool (tasks + probes) | First failure -> route avoids it, p50 / p99 | Probes after recovery | Recovery -> routes through it, p50 / max | Tasks settled | Crashes |',
-    '|---|---|---|---|---|---|---|---|',
+    '| Agents | Health | Calls to the failed tool while down (tasks + probes) | First failure -> route avoids it, p50 / p99 | Calls to it until every agent routes through it again (probes) | First successful probe -> routes through it, p50 / max | Probes after recovery | Tasks settled | Crashes |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.agents} | ${r.share ? (r.killRedis ? 'shared, Redis killed + restarted' : 'shared (Redis)') : 'each alone'} | ${r.failedTaskCalls} + ${r.probesWhileDown} | ${fmt(r.avoidP50)} / ${fmt(r.avoidP99)} | ${r.probesAfterRecovery} | ${fmt(r.resumeP50)} / ${fmt(r.resumeMax)} | ${r.settled}/${r.tasks} | ${r.crashes} |`);
+    lines.push(`| ${r.agents} | ${r.share ? (r.killRedis ? 'shared, Redis killed + restarted' : 'shared (Redis)') : 'each alone'} | ${r.failedTaskCalls} + ${r.probesWhileDown} | ${fmt(r.avoidP50)} / ${fmt(r.avoidP99)} | ${r.callsToResume} (${r.probesToResume}) | ${fmt(r.resumeP50)} / ${fmt(r.resumeMax)} | ${r.probesAfterRecovery} | ${r.settled}/${r.tasks} | ${r.crashes} |`);
   }
   const killed = rows.filter((r) => r.killRedis);
   if (killed.length > 0) {
-    lines.push('', '| Redis killed 200 ms after t0, restarted 600 ms later | Reconnects | Deltas buffered while down | Deltas dropped | Deltas applied from the fleet | Tasks settled | Crashes |', '|---|---|---|---|---|---|---|');
-    for (const r of killed) lines.push(`| ${r.agents} agents | ${r.reconnects} | ${r.buffered} | ${r.dropped} | ${r.applied} | ${r.settled}/${r.tasks} | ${r.crashes} |`);
+    lines.push('', '| Redis killed 200 ms after t0, restarted 600 ms later | Reconnects | Deltas sent while down | Buffered | Dropped | Stored changes read back | Breaker changes not heard by a peer | `failed` observations not heard by a peer | Tasks settled | Crashes |', '|---|---|---|---|---|---|---|---|---|---|');
+    for (const r of killed) lines.push(`| ${r.agents} agents | ${r.reconnects} | ${r.lost.sentWhileDown} | ${r.buffered} | ${r.dropped} | ${r.recovered} | ${r.lost.stored} | ${r.lost.failed} | ${r.settled}/${r.tasks} | ${r.crashes} |`);
   }
   return lines.join('\n');
 }

@@ -1,8 +1,12 @@
 // BroadcastChannel: browser tabs (or Node workers) of one origin share health. A member that
 // joins asks the others for their snapshot and takes what arrives within `snapshotMs`.
-import { within } from './order.mjs';
+import { within, checkOptions, badOptions, positive } from './order.mjs';
 
-export function broadcastBus(name = 'shr-fleet', { snapshotMs = 200 } = {}) {
+export function broadcastBus(name = 'shr-fleet', opts) {
+  if (typeof name !== 'string' || name === '') throw badOptions('broadcastBus: the channel name must be a non-empty string');
+  checkOptions('broadcastBus', opts, ['snapshotMs']);
+  const { snapshotMs = 200 } = opts ?? {};
+  positive('broadcastBus', 'snapshotMs', snapshotMs);
   const channel = new BroadcastChannel(name);
   // In Node a channel keeps the process alive; a passive listener should not (browsers ignore this).
   channel.unref?.();

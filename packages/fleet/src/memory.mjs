@@ -1,8 +1,13 @@
 // An in-memory bus for tests and simulation: members of one hub hear each other's deltas
 // asynchronously (as over a network), and the hub keeps the latest delta per tool for snapshots.
-import { newer } from './order.mjs';
+import { newer, checkOptions, badOptions } from './order.mjs';
 
-export function memoryHub({ delayMs = 0 } = {}) {
+export function memoryHub(opts) {
+  checkOptions('memoryHub', opts, ['delayMs']);
+  const { delayMs = 0 } = opts ?? {};
+  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
+    throw badOptions('memoryHub: `delayMs` must be a number of milliseconds, 0 or more');
+  }
   const members = new Set();
   const latest = new Map();
   const deliver = (from, delta) => {

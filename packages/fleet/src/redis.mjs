@@ -1,13 +1,21 @@
-// Redis (node-redis): deltas on a pub/sub channel, and the latest delta of each tool in a key
-// with a TTL, so an agent that starts late, or comes back after Redis was away, begins with the
-// fleet's view. One namespace per fleet. While Redis is down the member routes on its own
-// health: what it would publish waits in a bounded buffer (the oldest dropped and counted) and
-// goes out when Redis is back; what others published meanwhile is read back from the keys.
+// Redis (node-redis): deltas on a pub/sub channel, and the latest breaker change of each tool in
+// a key with a TTL, so an agent that starts late, or comes back after Redis was away, begins
+// with the fleet's view. One namespace per fleet. While Redis is down the member routes on its
+// own health: what it would publish waits in a bounded buffer (the oldest dropped and counted)
+// and goes out when Redis is back; what others stored meanwhile is read back from the keys
+// whenever either connection (publishing or subscribed) comes back.
+//
+// What can be lost, and is counted: a `failed` observation (a failure seen while a breaker was
+// closed) is published with a plain PUBLISH and stored nowhere (it is not state, and it keeps
+// its sender's version, so a key could not order two of them); one published while a peer's
+// subscription is down is not heard by that peer. An `opened` or `closed` change is stored, so a
+// peer that missed its message reads it (or a newer one) back from the key.
 import { createClient } from 'redis';
-import { within } from './order.mjs';
+import { within, checkOptions, badOptions, positive, fn } from './order.mjs';
 
-// Keeps a delta only if it is newer than the stored one ((version, origin) order), then
-// publishes it, atomically. Returns 1 when stored.
+// Keeps an `opened`/`closed` delta only if it is newer than the stored one ((version, origin)
+// order), then publishes it, atomically. Returns 1 when stored and published, 0 when a newer
+// (or the same) change is stored already: then the fleet has it, or something newer.
 const STORE = `
 local cur = redis.call('GET', KEYS[1])
 if cur then
@@ -21,14 +29,39 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
 redis.call('PUBLISH', KEYS[2], ARGV[1])
 return 1`;
 
-export async function redisBus({
-  url,
-  namespace = 'default',
-  ttlMs = 10 * 60 * 1000,
-  bufferLimit = 1000,
-  timeoutMs = 2000,
-  onError = () => {},
-} = {}) {
+const OPTIONS = ['url', 'namespace', 'ttlMs', 'bufferLimit', 'timeoutMs', 'onError'];
+const NAMESPACE = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** A fleet's namespace: 1 to 128 of [A-Za-z0-9_.:-]; no glob character (it is a SCAN pattern). */
+export function checkNamespace(namespace) {
+  if (typeof namespace !== 'string' || !NAMESPACE.test(namespace)) {
+    const glob = typeof namespace === 'string' && /[*?[\]]/.test(namespace);
+    throw badOptions(
+      `redisBus: \`namespace\` must be 1 to 128 of A-Z a-z 0-9 _ . : -${glob ? ' (no glob character * ? [ ])' : ''}, got ${JSON.stringify(namespace)}`,
+    );
+  }
+  return namespace;
+}
+
+/**
+ * @param opts.url redis://host:port (node-redis's default when absent)
+ * @param opts.namespace the fleet's name (default `default`)
+ * @param opts.ttlMs how long a stored change lives (default 10 min)
+ * @param opts.bufferLimit deltas kept while Redis is away (default 1000; the oldest dropped)
+ * @param opts.timeoutMs the longest any one wait on Redis lasts (default 2000)
+ * @param opts.onError (error) for each error, which never throws out of the bus
+ */
+export async function redisBus(opts) {
+  const where = 'redisBus';
+  checkOptions(where, opts, OPTIONS);
+  const { url, namespace = 'default', ttlMs = 10 * 60 * 1000, bufferLimit = 1000, timeoutMs = 2000, onError = () => {} } = opts ?? {};
+  if (url !== undefined && (typeof url !== 'string' || url === '')) throw badOptions(`${where}: \`url\` must be a redis:// URL`);
+  checkNamespace(namespace);
+  positive(where, 'ttlMs', ttlMs);
+  positive(where, 'timeoutMs', timeoutMs);
+  if (!Number.isInteger(bufferLimit) || bufferLimit < 1) throw badOptions(`${where}: \`bufferLimit\` must be a positive integer`);
+  fn(where, 'onError', onError);
+
   const channel = `shr:${namespace}:deltas`;
   const prefix = `shr:${namespace}:tool:`;
   const socket = {
@@ -38,15 +71,41 @@ export async function redisBus({
   };
   const pub = createClient({ url, socket, disableOfflineQueue: true });
   const sub = pub.duplicate();
-  const stats = { published: 0, buffered: 0, dropped: 0, reconnects: 0, errors: 0, recovered: 0 };
+  const stats = {
+    /** Deltas that went out on the channel. */
+    published: 0,
+    /** `opened`/`closed` deltas not published because Redis held a newer (or the same) change. */
+    stale: 0,
+    /** Deltas that had to wait for Redis (down, or a send that failed). */
+    buffered: 0,
+    /** Deltas dropped from a full buffer. */
+    dropped: 0,
+    /** Sends with no answer within `timeoutMs` (the answer, when it comes, is counted above). */
+    timeouts: 0,
+    /** Times the publishing connection came back. */
+    reconnects: 0,
+    /** Times the subscribed connection came back (resubscribed). */
+    resubscribes: 0,
+    errors: 0,
+    /** Stored changes read back after a connection came back. */
+    recovered: 0,
+  };
   const handlers = new Set();
+  // Waiting deltas, oldest first: {delta, sending: Promise<boolean> | null, waited, done()}.
   const buffer = [];
   let closed = false;
+  const report = (e) => {
+    try {
+      onError(e);
+    } catch {
+      // A listener that throws changes nothing here.
+    }
+  };
   for (const c of [pub, sub]) {
     // node-redis emits 'error' on every failed attempt; unhandled, it would end the process.
     c.on('error', (e) => {
       stats.errors += 1;
-      onError(e);
+      report(e);
     });
   }
   const deliver = (message) => handlers.forEach((h) => h(message));
@@ -57,42 +116,122 @@ export async function redisBus({
     const values = await pub.mGet(keys);
     return values.filter((v) => typeof v === 'string');
   };
-  const store = (delta) => {
-    const text = JSON.stringify(delta);
-    return pub.eval(STORE, {
-      keys: [`${prefix}${delta.tool}`, channel],
-      arguments: [text, String(delta.version), String(delta.origin), String(ttlMs)],
-    });
-  };
-  const flush = async () => {
-    while (buffer.length > 0 && pub.isReady && !closed) {
-      await within(timeoutMs, 'redis publish', store(buffer[0]));
-      buffer.shift();
-      stats.published += 1;
-    }
-  };
-  let wasDown = false;
-  pub.on('ready', () => {
-    if (!wasDown) return;
-    wasDown = false;
-    stats.reconnects += 1;
-    // Back: send what waited, and read what others stored while this member could not hear.
-    flush().catch(onError);
+  // Reads back what others stored while this member could not hear (duplicates are refused by
+  // the router as stale_version, so reading twice is harmless).
+  const catchUp = () => {
+    if (!pub.isReady || closed || handlers.size === 0) return;
     within(timeoutMs, 'redis snapshot', readKeys())
       .then((texts) => {
         stats.recovered += texts.length;
         texts.forEach(deliver);
       })
-      .catch(onError);
+      .catch(report);
+  };
+
+  const settle = (entry, outcome) => {
+    const i = buffer.indexOf(entry);
+    if (i >= 0) buffer.splice(i, 1);
+    if (outcome) stats[outcome] += 1;
+    entry.done();
+  };
+  const wait = (entry) => {
+    if (entry.waited) return;
+    entry.waited = true;
+    stats.buffered += 1;
+  };
+  // Sends one delta, once: a second call while it is on its way returns the same promise, so a
+  // send that timed out is not sent again (a `failed` observation would count twice). Resolves
+  // true when Redis answered (the delta left the buffer), false when the send failed (it stays,
+  // for the next attempt); never rejects.
+  const send = (entry) => {
+    if (entry.sending) return entry.sending;
+    const { delta } = entry;
+    const text = JSON.stringify(delta);
+    const stored = delta.change === 'opened' || delta.change === 'closed';
+    const command = stored
+      ? pub.eval(STORE, {
+        keys: [`${prefix}${delta.tool}`, channel],
+        arguments: [text, String(delta.version), String(delta.origin), String(ttlMs)],
+      })
+      : pub.publish(channel, text);
+    entry.sending = Promise.resolve(command).then(
+      (reply) => {
+        settle(entry, stored && Number(reply) === 0 ? 'stale' : 'published');
+        // An answer that came after its timeout: carry on with the rest.
+        if (!looping && buffer.length > 0) queueMicrotask(kick);
+        return true;
+      },
+      (e) => {
+        entry.sending = null;
+        wait(entry);
+        report(e);
+        return false;
+      },
+    );
+    return entry.sending;
+  };
+  // One flush loop at a time, oldest first, each delta removed only once its own send answered.
+  let looping = null;
+  const flush = async () => {
+    while (buffer.length > 0 && pub.isReady && !closed) {
+      let ok;
+      try {
+        ok = await within(timeoutMs, 'redis publish', send(buffer[0]));
+      } catch (e) {
+        // No answer yet: the send stays on its way; its answer restarts the loop.
+        stats.timeouts += 1;
+        report(e);
+        return;
+      }
+      if (!ok) return;
+    }
+  };
+  const kick = () => {
+    looping ??= flush().finally(() => {
+      looping = null;
+    });
+    return looping;
+  };
+
+  let pubReadyBefore = false;
+  pub.on('ready', () => {
+    if (pubReadyBefore) stats.reconnects += 1;
+    pubReadyBefore = true;
+    // Back (or up for the first time): send what waited, and read what others stored.
+    kick();
+    catchUp();
   });
-  pub.on('end', () => { wasDown = true; });
-  pub.on('reconnecting', () => { wasDown = true; });
+  // Subscribed once by this code; after that node-redis resubscribes on each reconnect before
+  // it says ready again.
+  let subscribed = false;
+  let subscribing = null;
+  const subscribe = () => {
+    if (subscribed || closed || !sub.isReady) return Promise.resolve();
+    subscribing ??= sub
+      .subscribe(channel, deliver)
+      .then(
+        () => {
+          subscribed = true;
+          // Subscribed late (Redis was down at start): read what was stored before.
+          catchUp();
+        },
+        report,
+      )
+      .finally(() => {
+        subscribing = null;
+      });
+    return subscribing;
+  };
+  sub.on('ready', () => {
+    if (!subscribed) return void subscribe();
+    // Back: read what was stored while this member could not hear.
+    stats.resubscribes += 1;
+    catchUp();
+  });
   // Redis down at start is not an error: the member routes alone and joins when it can.
-  const connect = (c) => c.connect().catch((e) => { wasDown = true; onError(e); });
-  await within(timeoutMs + 500, 'redis connect', Promise.all([connect(pub), connect(sub)])).catch(onError);
-  const subscribed = () => sub.subscribe(channel, deliver);
-  if (sub.isReady) await within(timeoutMs, 'redis subscribe', subscribed()).catch(onError);
-  else sub.once('ready', () => subscribed().catch(onError));
+  const connect = (c) => c.connect().catch(report);
+  await within(timeoutMs + 500, 'redis connect', Promise.all([connect(pub), connect(sub)])).catch(report);
+  await within(timeoutMs, 'redis subscribe', subscribe()).catch(report);
 
   return {
     kind: 'redis',
@@ -100,20 +239,35 @@ export async function redisBus({
     get connected() {
       return pub.isReady;
     },
-    async publish(delta) {
-      if (buffer.length >= bufferLimit) {
-        buffer.shift();
-        stats.dropped += 1;
-      }
-      buffer.push(delta);
-      if (!pub.isReady) {
-        stats.buffered += 1;
-        return;
-      }
-      await flush().catch((e) => {
-        stats.buffered += 1;
-        onError(e);
+    /** Deltas waiting to go out (Redis away, or slow). */
+    get pending() {
+      return buffer.length;
+    },
+    /** Queues a delta and sends it; resolves when Redis answered, or after `timeoutMs` (it
+     * then stays queued). Never rejects: errors go to `onError`. */
+    publish(delta) {
+      if (closed) return Promise.resolve();
+      let done;
+      const settled = new Promise((r) => {
+        done = r;
       });
+      const entry = { delta, sending: null, waited: false, done };
+      if (buffer.length >= bufferLimit) {
+        // The oldest that is not on its way (the one on its way is at the head).
+        const i = buffer.findIndex((e) => !e.sending);
+        const victim = i >= 0 ? buffer[i] : entry;
+        if (victim !== entry) buffer.splice(i, 1);
+        stats.dropped += 1;
+        victim.done();
+        if (victim === entry) return Promise.resolve();
+      }
+      buffer.push(entry);
+      if (!pub.isReady) {
+        wait(entry);
+        return Promise.resolve();
+      }
+      kick();
+      return within(timeoutMs, 'redis publish', settled).catch(() => {});
     },
     subscribe(handler) {
       handlers.add(handler);
@@ -122,10 +276,11 @@ export async function redisBus({
     async snapshot() {
       if (!pub.isReady) return [];
       return within(timeoutMs, 'redis snapshot', readKeys()).catch((e) => {
-        onError(e);
+        report(e);
         return [];
       });
     },
+    /** Closes both connections. Deltas still waiting are not sent (see `pending`). */
     async close() {
       closed = true;
       for (const c of [sub, pub]) {
