@@ -4,7 +4,10 @@
 //! the source to the sink.
 //!
 //! - `layered/shr/<n>`: `Dijkstra::route_into` as a router calls it (the topological sweep on
-//!   these acyclic graphs when the window fits, else the two-sided search);
+//!   these acyclic graphs when the window fits, else the two-sided search), with the failure set
+//!   given as live weights give health: a factor per tool (infinite when failed);
+//! - `layered/shr_router/<n>`: the whole `Router::route` a host calls, one router per failure set
+//!   (its failed tools marked down), over the live weights it remembers between routes;
 //! - `layered/shr_two_sided/<n>`: the two-sided search on the same queries;
 //! - `layered/petgraph_dijkstra/<n>`: petgraph's `dijkstra` with the goal given (it stops there);
 //! - `layered/petgraph_astar/<n>`: petgraph's `astar` with a zero heuristic.
@@ -16,9 +19,27 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use petgraph::algo::{astar, dijkstra};
 use petgraph::graph::NodeIndex;
-use shr_core::algo::{Bidirectional, Dijkstra, Plan};
+use shr_core::algo::{entered_weight, Bidirectional, Dijkstra, EdgeWeight, Plan};
 use shr_core::rng::SplitMix64;
-use shr_core::ToolGraph;
+use shr_core::{Router, ToolGraph};
+
+/// A failure set in the form live weights have: a factor per tool, infinite when it failed.
+struct Failed<'a> {
+    g: &'a ToolGraph,
+    failed: &'a [bool],
+}
+
+impl EdgeWeight for Failed<'_> {
+    #[inline]
+    fn weight(&self, e: usize) -> f64 {
+        let edge = self.g.edge(e);
+        entered_weight(edge.cost, self.entry_factor(edge.to).unwrap_or(f64::INFINITY))
+    }
+    #[inline]
+    fn entry_factor(&self, v: usize) -> Option<f64> {
+        Some(if self.failed[v] { f64::INFINITY } else { 1.0 })
+    }
+}
 
 fn layered(target: usize, seed: u64) -> ToolGraph {
     let mut rng = SplitMix64::new(seed);
@@ -70,9 +91,25 @@ fn bench_layered(c: &mut Criterion) {
         let mut d = Dijkstra::new();
         let mut two = Bidirectional::new();
         let mut plan = Plan::default();
-        for failed in &sets {
+        // One router per failure set, its failed tools marked down: what a host holds.
+        let mut routers: Vec<Router> = sets
+            .iter()
+            .map(|failed| {
+                let mut r = Router::new(g.clone());
+                for v in (0..g.node_count()).filter(|&v| failed[v]) {
+                    r.mark_down(v, 0);
+                }
+                r
+            })
+            .collect();
+        for (failed, router) in sets.iter().zip(&mut routers) {
             let w = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
+            let live = Failed { g: &g, failed };
             let found = d.route_into(&g, &[s], goal, &w, &mut (), &mut plan).then_some(plan.cost);
+            let pulled = d.route_into(&g, &[s], goal, &live, &mut (), &mut plan).then_some(plan.cost);
+            let routed = router.route(s, goal, 1).map(|p| p.cost);
+            assert_eq!(found, pulled, "{n}: the sweep by edges and by tool factors disagree");
+            assert_eq!(found, routed, "{n}: the router disagrees");
             let found2 = two.route_into(&g, &[s], goal, &w, &mut plan).then_some(plan.cost);
             let p = dijkstra(&pg, NodeIndex::new(s), Some(NodeIndex::new(goal)), |e| {
                 if failed[petgraph::visit::EdgeRef::target(&e).index()] {
@@ -89,10 +126,15 @@ fn bench_layered(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("shr", n), &g, |b, g| {
             b.iter(|| {
                 i = (i + 1) % sets.len();
-                let failed = &sets[i];
-                let w = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
-                d.route_into(g, black_box(&[s]), black_box(goal), &w, &mut (), &mut plan);
+                let live = Failed { g, failed: &sets[i] };
+                d.route_into(g, black_box(&[s]), black_box(goal), &live, &mut (), &mut plan);
                 black_box(plan.cost)
+            })
+        });
+        group.bench_function(BenchmarkId::new("shr_router", n), |b| {
+            b.iter(|| {
+                i = (i + 1) % routers.len();
+                black_box(routers[i].route(black_box(s), black_box(goal), 1).map(|p| p.cost))
             })
         });
         group.bench_with_input(BenchmarkId::new("shr_two_sided", n), &g, |b, g| {

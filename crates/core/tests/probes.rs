@@ -122,7 +122,8 @@ fn runs_and_probes_together_never_exceed_the_half_open_probes() {
                 1 => {
                     let before = h.state(stripe);
                     if let Ok(p) = h.admit(stripe, now, false) {
-                        let half = (before == BreakerState::HalfOpen || h.state(stripe) == BreakerState::HalfOpen)
+                        let half = (before == BreakerState::HalfOpen
+                            || h.state(stripe) == BreakerState::HalfOpen)
                             .then_some(spell + u32::from(!was_half_open));
                         out_calls.push((p, half));
                     }
@@ -149,7 +150,10 @@ fn runs_and_probes_together_never_exceed_the_half_open_probes() {
                 let this_spell = |x: &Option<u32>| *x == Some(spell);
                 let n = out_probes.iter().filter(|(_, s)| this_spell(s)).count()
                     + out_calls.iter().filter(|(_, s)| this_spell(s)).count();
-                assert!(n <= probes_allowed as usize, "seed {seed}: {n} out in this half-open spell, {probes_allowed} allowed");
+                assert!(
+                    n <= probes_allowed as usize,
+                    "seed {seed}: {n} out in this half-open spell, {probes_allowed} allowed"
+                );
             }
             assert!(out_probes.len() <= 1, "seed {seed}: one probe of a tool out at a time");
         }
@@ -213,13 +217,19 @@ fn in_a_fleet_one_member_probes_and_all_learn() {
             }
             if let Some(t) = back_at {
                 if books.iter().all(|b| b.weight(stripe, now).is_finite()) {
-                    assert!(now <= t + 5 + delay + 40, "seed {seed}: back at {t}, delay {delay}: every member routes through it by {now}");
+                    assert!(
+                        now <= t + 5 + delay + 40,
+                        "seed {seed}: back at {t}, delay {delay}: every member routes through it by {now}"
+                    );
                     break;
                 }
             }
         }
         let t = back_at.unwrap_or_else(|| panic!("seed {seed}: never probed back"));
-        assert!(books.iter().all(|b| b.weight(stripe, now).is_finite()), "seed {seed}: recovered at {t}, not all know");
+        assert!(
+            books.iter().all(|b| b.weight(stripe, now).is_finite()),
+            "seed {seed}: recovered at {t}, not all know"
+        );
         // The owner probes at most once per interval or cooldown while the tool is down.
         assert!(probes_sent <= 2_500 / INTERVAL.min(COOLDOWN) + 2, "seed {seed}: {probes_sent} probes");
     }

@@ -408,4 +408,57 @@ proptest! {
             prop_assert_eq!(again, sweep_plan);
         }
     }
+
+    /// With node factors (live weights' form) the sweep pulls: the same plan, edge for edge, as
+    /// the push sweep over the same weights edge by edge, the oracle's cost, and the same count
+    /// of nodes swept; one reused sweep answers a mix of both kinds of query.
+    #[test]
+    fn the_pull_sweep_gives_the_push_sweeps_plan(
+        c in dag_case(120),
+        factors in prop::collection::vec(prop_oneof![8 => 0u32..16, 1 => Just(u32::MAX)], 120),
+        extra in prop::collection::vec(0usize..120, 0..3),
+    ) {
+        let sources: Vec<usize> = core::iter::once(c.graph.start())
+            .chain(extra.into_iter().filter(|&s| s < c.graph.node_count()))
+            .collect();
+        let g = c.graph.goal();
+        // A factor per node: 0 to 3.75 in quarters, or infinite (a failed tool).
+        let factor: Vec<f64> = (0..c.graph.node_count())
+            .map(|v| if factors[v] == u32::MAX || c.failed[v] { f64::INFINITY } else { factors[v] as f64 / 4.0 })
+            .collect();
+        let pull = Factored { graph: &c.graph, factor: &factor };
+        let push = |e: usize| shr_core::algo::entered_weight(c.graph.edge(e).cost, factor[c.graph.edge(e).to]);
+        let mut sweep = shr_core::algo::TopoSweep::new();
+        let (mut a, mut b) = (Plan::default(), Plan::default());
+        let pushed = sweep.route_into(&c.graph, &sources, g, &push, &mut a);
+        let pushed_count = sweep.swept_count();
+        let pulled = sweep.route_into(&c.graph, &sources, g, &pull, &mut b);
+        prop_assert_eq!(pushed, pulled);
+        prop_assert_eq!(&a, &b);
+        prop_assert_eq!(pushed_count, sweep.swept_count());
+        let want = oracle::cheapest_cost(&c.graph, &sources, g, &push);
+        prop_assert_eq!(pulled, want.is_some());
+        if let Some(o) = want {
+            prop_assert!(close(b.cost, o), "pull {} oracle {}", b.cost, o);
+        }
+        // Pushed again after a pull on the same buffers: the same answer as at first.
+        let mut c2 = Plan::default();
+        sweep.route_into(&c.graph, &sources, g, &push, &mut c2);
+        prop_assert_eq!(&a, &c2);
+    }
+}
+
+/// Weights given as a factor per node, as live health gives them.
+struct Factored<'a> {
+    graph: &'a ToolGraph,
+    factor: &'a [f64],
+}
+
+impl shr_core::algo::EdgeWeight for Factored<'_> {
+    fn weight(&self, e: usize) -> f64 {
+        shr_core::algo::entered_weight(self.graph.edge(e).cost, self.factor[self.graph.edge(e).to])
+    }
+    fn entry_factor(&self, v: usize) -> Option<f64> {
+        Some(self.factor[v])
+    }
 }

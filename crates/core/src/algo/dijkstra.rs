@@ -47,6 +47,22 @@ pub trait EdgeWeight {
     fn seed_weight(&self, edge: usize) -> f64 {
         self.weight(edge)
     }
+
+    /// When the weight of every edge into `node` is that edge's description cost times one
+    /// factor of `node` (the form of [`crate::health::edge_weight`]: a tool's live weight), that
+    /// factor. The acyclic sweep then weighs a node once, not each edge into it, and reads the
+    /// costs from contiguous arrays. `None` (the default): weigh edge by edge.
+    fn entry_factor(&self, _node: NodeIx) -> Option<f64> {
+        None
+    }
+}
+
+/// An edge's weight from its description cost and the factor of the node it enters: the one
+/// formula, which [`crate::health::edge_weight`] applies to live health and the acyclic sweep
+/// to an [`EdgeWeight::entry_factor`].
+#[inline]
+pub fn entered_weight(cost: f64, factor: f64) -> f64 {
+    cost * factor
 }
 
 impl<F: Fn(usize) -> f64> EdgeWeight for F {

@@ -6,5 +6,5 @@ pub mod oracle;
 pub mod topo;
 
 pub use bidirectional::Bidirectional;
-pub use dijkstra::{Dijkstra, EdgeWeight, Observer, Plan, Trace, TraceStep};
+pub use dijkstra::{entered_weight, Dijkstra, EdgeWeight, Observer, Plan, Trace, TraceStep};
 pub use topo::TopoSweep;

@@ -5,6 +5,12 @@
 //! the out-edges of the nodes between the sources' and the goal's positions, so live weights and
 //! any failure set cost nothing extra.
 //!
+//! When the weights say that every edge into a node weighs its cost times one factor of the node
+//! ([`EdgeWeight::entry_factor`], which live health weights do), the sweep pulls instead of
+//! pushing: node after node in the order, the cheapest of the edges entering it, read front to
+//! back from arrays laid out by position when the graph was built ([`ToolGraph::topo_in`]), the
+//! node weighed once. A failed tool (an infinite factor) costs one look, not one per edge.
+//!
 //! Complexity: O(V' + E') for the V' nodes and E' edges between the first source and the goal in
 //! the order, against O((V + E) log V) for Dijkstra. It answers the same queries as
 //! [`super::Bidirectional`] (no quorum joins, no origins), with the same cost; among paths of
@@ -27,18 +33,46 @@
 
 use alloc::vec::Vec;
 
-use super::dijkstra::{usable, EdgeWeight, Plan};
+use super::dijkstra::{entered_weight, usable, EdgeWeight, Plan};
 use crate::graph::{NodeIx, ToolGraph};
 
 const NONE: u32 = u32::MAX;
 
-/// Reusable state of the sweep: a cost and an incoming edge per node, rewritten only over the
-/// window a query sweeps.
+/// Reusable state of the sweep: a cost and an incoming edge per node (by node for the push
+/// sweep, by position for the pull sweep), rewritten only over the window a query sweeps.
 #[derive(Clone, Debug, Default)]
 pub struct TopoSweep {
     dist: Vec<f64>,
     via: Vec<u32>,
     swept: usize,
+}
+
+/// The cheapest cost of entering a node over edges from sources at `froms` with costs `costs`,
+/// its factor `m`: four running minimums side by side, with no branch on the data, so that the
+/// hottest loop of a route neither waits on one chain of comparisons nor mispredicts.
+#[inline]
+fn cheapest_entry(dist: &[f64], froms: &[u32], costs: &[f64], m: f64) -> f64 {
+    let mut mins = [f64::INFINITY; 4];
+    let (f4, c4) = (froms.chunks_exact(4), costs.chunks_exact(4));
+    let (fr, cr) = (f4.remainder(), c4.remainder());
+    for (f, c) in f4.zip(c4) {
+        for j in 0..4 {
+            let nd = dist[f[j] as usize] + entered_weight(c[j], m);
+            mins[j] = if nd < mins[j] { nd } else { mins[j] };
+        }
+    }
+    for (j, (&f, &c)) in fr.iter().zip(cr).enumerate() {
+        let nd = dist[f as usize] + entered_weight(c, m);
+        mins[j] = if nd < mins[j] { nd } else { mins[j] };
+    }
+    let (a, b) = (mins[0].min(mins[1]), mins[2].min(mins[3]));
+    a.min(b)
+}
+
+/// Whether a factor can be travelled: finite and not negative (NaN is not).
+#[inline]
+fn usable_factor(m: f64) -> bool {
+    (0.0..f64::INFINITY).contains(&m)
 }
 
 impl TopoSweep {
@@ -80,6 +114,9 @@ impl TopoSweep {
             self.dist = alloc::vec![f64::INFINITY; n];
             self.via = alloc::vec![NONE; n];
         }
+        if weights.entry_factor(goal).is_some() && !graph.topo_in().start.is_empty() {
+            return self.pull(graph, sources, goal, lo, hi, weights, plan);
+        }
         let order = graph.topo_order();
         for &v in &order[lo..=hi] {
             self.dist[v as usize] = f64::INFINITY;
@@ -118,10 +155,86 @@ impl TopoSweep {
         if !cost.is_finite() {
             return false;
         }
+        self.path_back(graph, goal, cost, |v| v, plan);
+        true
+    }
+
+    /// The sweep over positions `lo..=hi` with node factors: each node takes the cheapest edge
+    /// entering it from the window. `dist` and `via` are by position here.
+    #[allow(clippy::too_many_arguments)]
+    fn pull<W: EdgeWeight + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        lo: usize,
+        hi: usize,
+        weights: &W,
+        plan: &mut Plan,
+    ) -> bool {
+        let order = graph.topo_order();
+        let into = graph.topo_in();
+        let (dist, via) = (&mut self.dist[..], &mut self.via[..]);
+        dist[lo..=hi].fill(f64::INFINITY);
+        via[lo..=hi].fill(NONE);
+        for &s in sources {
+            if let Some(p) = graph.topo_position(s).filter(|p| (lo..=hi).contains(p)) {
+                dist[p] = 0.0;
+            }
+        }
+        let mut swept = usize::from(dist[lo] == 0.0);
+        for p in lo + 1..=hi {
+            // A source keeps cost 0: no edge can do better.
+            if dist[p] == 0.0 {
+                swept += usize::from(p < hi);
+                continue;
+            }
+            let m = weights.entry_factor(order[p] as usize).unwrap_or(f64::INFINITY);
+            if !usable_factor(m) {
+                continue;
+            }
+            let (a, b) = (into.start[p] as usize, into.start[p + 1] as usize);
+            let (froms, costs) = (&into.from[a..b], &into.cost[a..b]);
+            // Sources are by position: those before the window (not swept this time, their
+            // slots holding an older query's costs) come first and are passed over at once.
+            let first = if lo == 0 { 0 } else { froms.partition_point(|&f| (f as usize) < lo) };
+            let (froms, costs) = (&froms[first..], &costs[first..]);
+            let best = cheapest_entry(dist, froms, costs, m);
+            if best < f64::INFINITY {
+                // The first edge that reaches it: among equal costs, the earliest source.
+                let k = froms
+                    .iter()
+                    .zip(costs)
+                    .position(|(&from, &cost)| dist[from as usize] + entered_weight(cost, m) == best)
+                    .unwrap_or(0);
+                dist[p] = best;
+                via[p] = into.edge[a + first + k];
+                swept += usize::from(p < hi);
+            }
+        }
+        self.swept = swept;
+        let cost = self.dist[hi];
+        if !cost.is_finite() {
+            return false;
+        }
+        let at = |v: NodeIx| graph.topo_position(v).unwrap_or(0);
+        self.path_back(graph, goal, cost, at, plan);
+        true
+    }
+
+    /// Writes the path ending at `goal` into `plan`, following `via` (indexed by `slot(node)`).
+    fn path_back(
+        &self,
+        graph: &ToolGraph,
+        goal: NodeIx,
+        cost: f64,
+        slot: impl Fn(NodeIx) -> usize,
+        plan: &mut Plan,
+    ) {
         let mut v = goal;
         plan.nodes.push(v);
-        while self.via[v] != NONE {
-            let e = self.via[v] as usize;
+        while self.via[slot(v)] != NONE {
+            let e = self.via[slot(v)] as usize;
             plan.edges.push(e);
             v = graph.edge(e).from;
             plan.nodes.push(v);
@@ -129,6 +242,5 @@ impl TopoSweep {
         plan.nodes.reverse();
         plan.edges.reverse();
         plan.cost = cost;
-        true
     }
 }

@@ -335,6 +335,7 @@ impl ToolGraph {
             .collect();
         let joins = (0..n).filter(|&v| quorum[v] > 0).collect();
         let (topo, topo_pos) = topological(n, &out_start, &out_edges, &edges);
+        let topo_in = entering_in_order(&topo, &topo_pos, &in_start, &in_edges, &edges);
         let mut graph = ToolGraph {
             spec,
             nodes,
@@ -352,6 +353,7 @@ impl ToolGraph {
             joins,
             topo,
             topo_pos,
+            topo_in,
         };
         if !graph.reachable(start, goal) {
             let id = graph.nodes[goal].id.clone();
@@ -453,6 +455,40 @@ fn adjacency(n: usize, edges: &[Edge], ends: impl Fn(&Edge) -> (NodeIx, NodeIx))
 /// Kahn's algorithm, the lowest ready index first (so the order, and every tie it breaks, is the
 /// same for the same graph): the order and each node's position, or two empty lists when a
 /// cycle leaves nodes unordered. O(V log V + E).
+/// The edges entering each node, for the acyclic sweep: empty when the graph has a cycle.
+fn entering_in_order(
+    order: &[u32],
+    pos: &[u32],
+    in_start: &[u32],
+    in_edges: &[u32],
+    edges: &[Edge],
+) -> super::TopoIn {
+    let mut t = super::TopoIn::default();
+    if order.is_empty() {
+        return t;
+    }
+    t.start.reserve(order.len() + 1);
+    t.from.reserve(edges.len());
+    t.cost.reserve(edges.len());
+    t.edge.reserve(edges.len());
+    let mut entering: Vec<(u32, u32)> = Vec::new();
+    t.start.push(0);
+    for &v in order {
+        let (a, b) = (in_start[v as usize] as usize, in_start[v as usize + 1] as usize);
+        entering.clear();
+        entering.extend(in_edges[a..b].iter().map(|&e| (pos[edges[e as usize].from], e)));
+        // By source position: the sweep keeps the first of equal costs, as a push sweep would.
+        entering.sort_unstable();
+        for &(p, e) in &entering {
+            t.from.push(p);
+            t.cost.push(edges[e as usize].cost);
+            t.edge.push(e);
+        }
+        t.start.push(t.from.len() as u32);
+    }
+    t
+}
+
 fn topological(n: usize, out_start: &[u32], out_edges: &[u32], edges: &[Edge]) -> (Vec<u32>, Vec<u32>) {
     let mut indegree = alloc::vec![0u32; n];
     for e in edges {

@@ -81,6 +81,20 @@ pub struct ToolGraph {
     /// node's place in it; both empty when the graph has a cycle.
     topo: Vec<u32>,
     topo_pos: Vec<u32>,
+    topo_in: TopoIn,
+}
+
+/// The edges entering each node, laid out by the node's topological position for the acyclic
+/// sweep ([`crate::algo::TopoSweep`]): for the node at position `p`, `k` in
+/// `start[p]..start[p + 1]` gives the source's position `from[k]`, the edge's description cost
+/// `cost[k]` and its index `edge[k]`, ordered by source position. Empty when the graph has a
+/// cycle. Contiguous arrays: a sweep reads them front to back.
+#[derive(Clone, Debug, Default)]
+pub struct TopoIn {
+    pub start: Vec<u32>,
+    pub from: Vec<u32>,
+    pub cost: Vec<f64>,
+    pub edge: Vec<u32>,
 }
 
 impl ToolGraph {
@@ -99,6 +113,11 @@ impl ToolGraph {
     /// The nodes in topological order (empty when the graph has a cycle).
     pub fn topo_order(&self) -> &[u32] {
         &self.topo
+    }
+
+    /// The edges entering each node by topological position (empty when the graph has a cycle).
+    pub fn topo_in(&self) -> &TopoIn {
+        &self.topo_in
     }
 
     /// The nodes with a quorum join.

@@ -24,7 +24,7 @@ use core::cell::Cell;
 
 use super::{edge_weight, HealthBook};
 use crate::algo::EdgeWeight;
-use crate::graph::ToolGraph;
+use crate::graph::{NodeIx, ToolGraph};
 use crate::Millis;
 
 /// Each node's live weight, computed when a search first reaches the node (a route on a large
@@ -88,20 +88,33 @@ pub struct LiveWeights<'a> {
     memo: &'a WeightMemo,
 }
 
+impl LiveWeights<'_> {
+    /// The live weight of tool `v`, remembered while the health holds still.
+    #[inline]
+    fn tool_weight(&self, v: NodeIx) -> f64 {
+        let Some(slot) = self.memo.slots.get(v) else {
+            // Not refreshed for this graph: weigh without remembering.
+            return self.health.weight(v, self.now);
+        };
+        let (number, w) = slot.get();
+        if number == self.memo.number {
+            return w;
+        }
+        let w = self.health.weight(v, self.now);
+        slot.set((self.memo.number, w));
+        w
+    }
+}
+
 impl EdgeWeight for LiveWeights<'_> {
     #[inline]
     fn weight(&self, e: usize) -> f64 {
         let edge = self.graph.edge(e);
-        let Some(slot) = self.memo.slots.get(edge.to) else {
-            // Not refreshed for this graph: weigh without remembering.
-            return edge_weight(edge, self.health.weight(edge.to, self.now));
-        };
-        let (number, w) = slot.get();
-        if number == self.memo.number {
-            return edge_weight(edge, w);
-        }
-        let w = self.health.weight(edge.to, self.now);
-        slot.set((self.memo.number, w));
-        edge_weight(edge, w)
+        edge_weight(edge, self.tool_weight(edge.to))
+    }
+
+    #[inline]
+    fn entry_factor(&self, v: NodeIx) -> Option<f64> {
+        Some(self.tool_weight(v))
     }
 }

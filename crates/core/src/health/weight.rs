@@ -11,7 +11,7 @@ use crate::graph::Edge;
 /// quota). Every router, run, page and command weighs edges with this.
 #[inline]
 pub fn edge_weight(edge: &Edge, tool_weight: f64) -> f64 {
-    edge.cost * tool_weight
+    crate::algo::entered_weight(edge.cost, tool_weight)
 }
 
 /// Latency factor: the rolling mean against the tool's baseline, within 0.5..=10.
