@@ -114,7 +114,8 @@ impl Router {
     }
 
     fn with_graph(router: shr_core::Router, clock: Option<Function>) -> Router {
-        let inner = Inner { router, clock, routing: Routing::default(), probes: probe::Outstanding::default() };
+        let inner =
+            Inner { router, clock, routing: Routing::default(), probes: probe::Outstanding::default() };
         Router { inner: Rc::new(RefCell::new(inner)) }
     }
 
