@@ -4,6 +4,8 @@
 // with skips to the end first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { useBrowser, open, shot, nodeClass, waitClass, text, pick, end } from './harness.mjs';
 
 const env = useBrowser();
@@ -191,6 +193,23 @@ test('export then import round-trips the graph', async () => {
   await page.waitForFunction(() => /Imported \d+ nodes/.test(document.querySelector('[data-testid="import-message"]').textContent));
   assert.match(await text(page, 'route'), /Flight API/);
   assert.match(await text(page, 'row-static'), /no coded workflow for this graph/);
+  noErrors(page);
+});
+
+test("the MCP gateway's config imports as a graph (shr-mcp-gateway --export-graph)", async () => {
+  // The converter: the gateway's example config (two payment servers and a notifier) as the
+  // SHR graph it routes on, written by the gateway's own CLI.
+  const cli = fileURLToPath(new URL('../../packages/mcp-gateway/src/cli.mjs', import.meta.url));
+  const config = fileURLToPath(new URL('../../packages/mcp-gateway/examples/shr.json', import.meta.url));
+  const graph = execFileSync(process.execPath, [cli, '--config', config, '--export-graph'], { timeout: 20_000, encoding: 'utf8' });
+  const page = await open(env.browser, env.url);
+  await page.fill('[data-testid="graph-json"]', graph);
+  await page.click('[data-testid="import"]');
+  await page.waitForFunction(() => /Imported \d+ nodes/.test(document.querySelector('[data-testid="import-message"]')?.textContent ?? ''));
+  const ids = JSON.parse(graph).nodes.map((n) => n.id);
+  for (const id of ids) assert.ok(await page.$(`[data-node="${id}"]`), `${id} is drawn`);
+  // The first capability's route goes through its preferred upstream tool.
+  assert.match(await text(page, 'route'), new RegExp(JSON.parse(graph).nodes.find((n) => n.stage).label.replace('/', '\\/')));
   noErrors(page);
 });
 
