@@ -207,6 +207,8 @@ test("the MCP gateway's config imports as a graph (shr-mcp-gateway --export-grap
   await page.click('[data-testid="import"]');
   await page.waitForFunction(() => /Imported \d+ nodes/.test(document.querySelector('[data-testid="import-message"]')?.textContent ?? ''));
   const ids = JSON.parse(graph).nodes.map((n) => n.id);
+  // Laid out after the import message: wait for the new drawing.
+  await page.waitForSelector(`[data-node="${ids[0]}"]`, { timeout: 30_000 });
   for (const id of ids) assert.ok(await page.$(`[data-node="${id}"]`), `${id} is drawn`);
   // The first capability's route goes through its preferred upstream tool.
   assert.match(await text(page, 'route'), new RegExp(JSON.parse(graph).nodes.find((n) => n.stage).label.replace('/', '\\/')));

@@ -54,10 +54,11 @@ pub fn App() -> impl IntoView {
     replay.open();
     replay.run();
 
-    // Keep the URL in step with what is shown, so the address bar is always a shareable link.
+    // Keep the URL in step with what is shown, so the address bar is always a shareable link
+    // (written just after, off the path from a click to the drawing).
     Effect::new(move |_| {
         let s = setup.get();
-        url::write(&shared_state(&s));
+        url::write_soon(shared_state(&s));
     });
 
     let library = StoredValue::new(library);

@@ -240,13 +240,19 @@ fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
         .iter()
         .enumerate()
         .map(|(e, edge)| {
-            let (w, h) = label_size(edge.cost, two_lines);
-            json!({
+            let mut elk_edge = json!({
                 "id": format!("e{e}"),
                 "sources": [format!("n{}", edge.from)],
                 "targets": [format!("n{}", edge.to)],
-                "labels": [{ "text": num(edge.cost), "width": w, "height": h }]
-            })
+            });
+            // ELK places a label as a node of its own between the layers: on a big graph that
+            // doubles what it lays out. There the label goes at the middle of the route instead
+            // (see `to_layout`), the price of a big graph drawn in about a second.
+            if !large {
+                let (w, h) = label_size(edge.cost, two_lines);
+                elk_edge["labels"] = json!([{ "text": num(edge.cost), "width": w, "height": h }]);
+            }
+            elk_edge
         })
         .collect();
     let mut options = json!({
@@ -272,6 +278,8 @@ fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
         options["elk.layered.crossingMinimization.semiInteractive"] = json!("true");
     }
     if large {
+        // Straight segments: routing a thousand edges orthogonally is most of ELK's time there.
+        options["elk.edgeRouting"] = json!("POLYLINE");
         options["elk.layered.thoroughness"] = json!("1");
         options["elk.layered.crossingMinimization.greedySwitch.type"] = json!("OFF");
         options["elk.layered.nodePlacement.strategy"] = json!("SIMPLE");
@@ -400,9 +408,11 @@ fn read_back(
         points.extend(s.bend_points.iter().map(|p| (p.x, p.y)));
         points.push((s.end_point.x, s.end_point.y));
         let label = e.labels.first().copied().unwrap_or_else(|| {
+            // Not placed by ELK (a big graph): centred on the route's middle segment.
             let (w, h) = label_size(graph.edge(i).cost, two_lines);
-            let (x, y) = points[points.len() / 2];
-            Rect { x, y, w, h }
+            let m = points.len() / 2;
+            let ((x0, y0), (x1, y1)) = (points[m.saturating_sub(1)], points[m]);
+            Rect { x: (x0 + x1) / 2.0 - w / 2.0, y: (y0 + y1) / 2.0 - h / 2.0, w, h }
         });
         edges[i] = Some(Route { points, label });
     }

@@ -102,6 +102,26 @@ pub fn read() -> Shared {
     parse(&search)
 }
 
+thread_local! {
+    /// The state the address bar is to show, when a write is already scheduled.
+    static PENDING: std::cell::RefCell<Option<Shared>> = const { std::cell::RefCell::new(None) };
+}
+
+/// [`write`], a moment later, once: a big imported graph makes a long address (a 500-node graph
+/// took 0.23 s of `replaceState`), and the drawing should not wait for the address bar. Several
+/// changes in a row write only the last.
+pub fn write_soon(state: Shared) {
+    let scheduled = PENDING.with(|p| p.borrow_mut().replace(state).is_some());
+    if !scheduled {
+        gloo_timers::callback::Timeout::new(0, || {
+            if let Some(s) = PENDING.with(|p| p.borrow_mut().take()) {
+                write(&s);
+            }
+        })
+        .forget();
+    }
+}
+
 /// Replaces the page's URL (no new history entry per click).
 pub fn write(state: &Shared) {
     let Some(window) = web_sys::window() else { return };
