@@ -4,7 +4,7 @@
 // probe, `probe.interval_ms` since the last one) and when to ask again. This loop only calls
 // the tool with the node's `probe.input`, with a timeout, and settles the probe: a success
 // closes the breaker (the fleet hears it), a failure opens it for another cooldown.
-import { within } from './order.mjs';
+import { within, checkOptions, badOptions, positive, fn } from './order.mjs';
 
 const OPTIONS = ['timeoutMs', 'pollMs', 'now'];
 
@@ -16,20 +16,23 @@ const OPTIONS = ['timeoutMs', 'pollMs', 'now'];
  *   meanwhile makes a probe due sooner than the router said last time
  * @param opts.now the clock, when the router's is not `Date.now()`
  */
-export function startProbes(router, tools, opts = {}) {
-  const fail = (msg) => Object.assign(new Error(`startProbes: ${msg}`), { code: 'bad_options' });
-  for (const k of Object.keys(opts)) if (!OPTIONS.includes(k)) throw fail(`unknown option \`${k}\` (known: ${OPTIONS.join(', ')})`);
-  const { timeoutMs = 2000, pollMs = 1000, now } = opts;
+export function startProbes(router, tools, opts) {
+  const where = 'startProbes';
+  checkOptions(where, opts, OPTIONS);
+  const { timeoutMs = 2000, pollMs = 1000, now } = opts ?? {};
   for (const [k, v] of [['timeoutMs', timeoutMs], ['pollMs', pollMs]]) {
-    if (!(Number.isFinite(v) && v >= 1 && v <= 2_147_483_647)) throw fail(`${k} must be a number of ms in 1..2147483647`);
+    positive(where, k, v);
+    // setTimeout's limit: a longer wait would fire at once.
+    if (v > 2_147_483_647) throw badOptions(`${where}: \`${k}\` must be at most 2147483647 ms`);
   }
+  if (now !== undefined) fn(where, 'now', now);
   const probed = new Set(router.toJson().nodes.filter((n) => n.probe).map((n) => n.id));
   for (const t of Object.keys(tools)) {
-    if (typeof tools[t] !== 'function') throw fail(`tools.${t} must be a function`);
-    if (!probed.has(t)) throw fail(`\`${t}\` has no \`probe\` in the graph: give its node "probe": {"interval_ms": ...}`);
+    fn(where, `tools.${t}`, tools[t]);
+    if (!probed.has(t)) throw badOptions(`${where}: \`${t}\` has no \`probe\` in the graph: give its node "probe": {"interval_ms": ...}`);
   }
   const missing = [...probed].filter((t) => !Object.hasOwn(tools, t));
-  if (missing.length) throw fail(`no probe function for ${missing.map((t) => `\`${t}\``).join(', ')}`);
+  if (missing.length) throw badOptions(`${where}: no probe function for ${missing.map((t) => `\`${t}\``).join(', ')}`);
 
   const counts = { probes: 0, ok: 0, failed: 0 };
   let timer = null;

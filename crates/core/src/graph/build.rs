@@ -455,6 +455,35 @@ fn adjacency(n: usize, edges: &[Edge], ends: impl Fn(&Edge) -> (NodeIx, NodeIx))
 /// Kahn's algorithm, the lowest ready index first (so the order, and every tie it breaks, is the
 /// same for the same graph): the order and each node's position, or two empty lists when a
 /// cycle leaves nodes unordered. O(V log V + E).
+fn topological(n: usize, out_start: &[u32], out_edges: &[u32], edges: &[Edge]) -> (Vec<u32>, Vec<u32>) {
+    let mut indegree = alloc::vec![0u32; n];
+    for e in edges {
+        indegree[e.to] += 1;
+    }
+    let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<u32>> =
+        (0..n as u32).filter(|&v| indegree[v as usize] == 0).map(core::cmp::Reverse).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(core::cmp::Reverse(u)) = ready.pop() {
+        order.push(u);
+        let (a, b) = (out_start[u as usize] as usize, out_start[u as usize + 1] as usize);
+        for &e in &out_edges[a..b] {
+            let v = edges[e as usize].to;
+            indegree[v] -= 1;
+            if indegree[v] == 0 {
+                ready.push(core::cmp::Reverse(v as u32));
+            }
+        }
+    }
+    if order.len() != n {
+        return (Vec::new(), Vec::new());
+    }
+    let mut pos = alloc::vec![0u32; n];
+    for (i, &v) in order.iter().enumerate() {
+        pos[v as usize] = i as u32;
+    }
+    (order, pos)
+}
+
 /// The edges entering each node, for the acyclic sweep: empty when the graph has a cycle.
 fn entering_in_order(
     order: &[u32],
@@ -487,33 +516,4 @@ fn entering_in_order(
         t.start.push(t.from.len() as u32);
     }
     t
-}
-
-fn topological(n: usize, out_start: &[u32], out_edges: &[u32], edges: &[Edge]) -> (Vec<u32>, Vec<u32>) {
-    let mut indegree = alloc::vec![0u32; n];
-    for e in edges {
-        indegree[e.to] += 1;
-    }
-    let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<u32>> =
-        (0..n as u32).filter(|&v| indegree[v as usize] == 0).map(core::cmp::Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(core::cmp::Reverse(u)) = ready.pop() {
-        order.push(u);
-        let (a, b) = (out_start[u as usize] as usize, out_start[u as usize + 1] as usize);
-        for &e in &out_edges[a..b] {
-            let v = edges[e as usize].to;
-            indegree[v] -= 1;
-            if indegree[v] == 0 {
-                ready.push(core::cmp::Reverse(v as u32));
-            }
-        }
-    }
-    if order.len() != n {
-        return (Vec::new(), Vec::new());
-    }
-    let mut pos = alloc::vec![0u32; n];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i as u32;
-    }
-    (order, pos)
 }
