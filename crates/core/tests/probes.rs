@@ -50,8 +50,12 @@ fn a_down_tool_recovers_through_its_probe_with_no_run() {
     assert_eq!(r.next_probe_at(1_100), None);
     r.settle_probe(due[0], ok(), 1_110);
     assert_eq!(r.health().state(stripe), BreakerState::Closed);
-    // Routable again (its weight comes back to normal over a few successes).
-    assert!(r.health().weight(stripe, 1_110).is_finite());
+    // Back in use at once: the probe is the evidence, so no recovery ramp keeps routes on the
+    // dearer alternative.
+    assert_eq!(
+        r.route(r.graph().start(), r.graph().goal(), 1_110).map(|p| p.nodes.clone()),
+        Some(vec![0, 1, 3])
+    );
 }
 
 #[test]
@@ -232,5 +236,103 @@ fn in_a_fleet_one_member_probes_and_all_learn() {
         );
         // The owner probes at most once per interval or cooldown while the tool is down.
         assert!(probes_sent <= 2_500 / INTERVAL.min(COOLDOWN) + 2, "seed {seed}: {probes_sent} probes");
+    }
+}
+
+/// Two hundred runs on one router, started over 8 s and interleaved at random with its probe
+/// scheduler; `stripe` is down until t = 3 s. While stripe is HALF_OPEN, probes and runs' calls
+/// in flight to it never exceed `half_open_probes`; every run completes (through the backup while
+/// stripe is down); probes while down stay within one per cooldown; once it is back, a probe
+/// closes the breaker and later runs go through stripe again.
+#[test]
+fn two_hundred_concurrent_runs_and_the_probe_scheduler_share_the_half_open_slot() {
+    use shr_core::{Action, Run, Status, Task, ToolResult};
+    const BACK_AT: u64 = 3_000;
+    for seed in 0..20u64 {
+        let mut rng = SplitMix64::new(seed);
+        let mut r = router(graph(INTERVAL));
+        let stripe = r.graph().index("stripe").unwrap();
+        r.mark_down(stripe, 0);
+        let starts: Vec<u64> = (0..200).map(|_| rng.below(8_000)).collect();
+        let mut runs: Vec<Option<Run>> = (0..200).map(|_| None).collect();
+        let mut probes: Vec<Probe> = Vec::new();
+        let (mut sent, mut sent_while_down, mut worst) = (0u64, 0u64, 0u32);
+        let mut now = 0;
+        while now < 20_000
+            && !(now > 8_000 && runs.iter().flatten().all(Run::is_finished) && probes.is_empty())
+        {
+            now += 1 + rng.below(15);
+            for (i, slot) in runs.iter_mut().enumerate() {
+                if slot.is_none() && starts[i] <= now {
+                    *slot = Some(r.start(Task::default(), now).unwrap());
+                }
+            }
+            let outcome = |tool: &str, at: u64| {
+                if tool == "stripe" && at < BACK_AT {
+                    ToolResult::outage("503")
+                } else {
+                    ToolResult::ok(serde_json::json!({}), 5.0)
+                }
+            };
+            // A few turns: a run reports what it has in flight (sometimes) and asks what next,
+            // or the scheduler hands out its probes, or a probe comes back.
+            for _ in 0..1 + rng.below(8) {
+                match rng.below(6) {
+                    0 => {
+                        let due = r.due_probes(now);
+                        sent += due.len() as u64;
+                        sent_while_down += due.iter().filter(|_| now < BACK_AT).count() as u64;
+                        probes.extend(due);
+                    }
+                    1 if !probes.is_empty() => {
+                        let p = probes.swap_remove(rng.below(probes.len() as u64) as usize);
+                        let o = if now < BACK_AT { Observation::Failure } else { ok() };
+                        r.settle_probe(p, o, now);
+                    }
+                    _ => {
+                        let live: Vec<usize> = (0..runs.len())
+                            .filter(|&i| runs[i].as_ref().is_some_and(|x| !x.is_finished()))
+                            .collect();
+                        if live.is_empty() {
+                            continue;
+                        }
+                        let run = runs[live[rng.below(live.len() as u64) as usize]].as_mut().unwrap();
+                        if rng.below(2) == 0 {
+                            let flying: Vec<String> =
+                                run.in_flight().map(|v| r.graph().id(v).to_string()).collect();
+                            for tool in flying {
+                                r.report(run, &tool, outcome(&tool, now), now).unwrap();
+                            }
+                        }
+                        if let Action::Escalate { request } = r.next(run, now).unwrap() {
+                            panic!("seed {seed}: escalated at {now}: {request:?}");
+                        }
+                    }
+                }
+                if r.health().state(stripe) == BreakerState::HalfOpen {
+                    worst = worst.max(r.health().tool(stripe).unwrap().in_flight());
+                }
+            }
+        }
+        assert!(worst <= 1, "seed {seed}: {worst} calls in flight to a half-open tool, 1 allowed");
+        assert!(
+            runs.iter()
+                .all(|x| x.as_ref().and_then(Run::outcome).is_some_and(|o| o.status == Status::Completed)),
+            "seed {seed}: a run did not complete"
+        );
+        assert!(
+            sent_while_down <= BACK_AT / COOLDOWN + 1,
+            "seed {seed}: {sent_while_down} probes while down"
+        );
+        assert_eq!(
+            r.health().state(stripe),
+            BreakerState::Closed,
+            "seed {seed}: stripe is back but its breaker is not closed"
+        );
+        let late = runs.iter().flatten().filter(|x| x.events().iter().any(|e| matches!(&e.kind, shr_core::EventKind::ToolSucceeded { tool, .. } if tool == "stripe"))).count();
+        if seed == 0 {
+            println!("200 concurrent runs with the probe scheduler: {sent} probes ({sent_while_down} while down), at most {worst} in flight while half-open, {late} runs through stripe once it was back");
+        }
+        assert!(late > 0, "seed {seed}: no run went through stripe after it came back");
     }
 }

@@ -285,6 +285,16 @@ impl Breaker {
         Some(self.set(BreakerState::Closed))
     }
 
+    /// The tool is known to be back (a probe answered): CLOSED with no recovery ramp. The ramp
+    /// waits for successes, and where a cheaper alternative exists no run would ever send one,
+    /// so the tool would never come back into use; the admission's slow-start window still
+    /// keeps a herd off it.
+    pub fn recovered(&mut self) -> Option<Transition> {
+        let t = self.reset();
+        self.recovering = 0;
+        t
+    }
+
     /// The availability factor of the composite weight: 1 when healthy, infinite when OPEN,
     /// high while HALF_OPEN, and stepping down from high to 1 over the recovery successes.
     pub fn availability(&self) -> f64 {

@@ -17,7 +17,8 @@
 //!   whichever is longer (the owner's lease), so the fleet,
 //!   not each member, sends at most `half_open_probes` probes. A lease that runs out (the owner
 //!   is gone) lets each member probe for itself;
-//! - `closed` (the owner's probe succeeded, or an operator marked the tool up) closes it.
+//! - `closed` (the owner's probe succeeded, or an operator marked the tool up) closes it, with
+//!   no recovery ramp: the closer had the evidence.
 //!
 //! A received delta is never put back in the outbox: nothing echoes. A breaker that opens here
 //! because of the fleet's failures is this member's change, and is published as such.
@@ -315,7 +316,10 @@ impl HealthBook {
                 if let Some(h) = self.fleet.held.get_mut(v) {
                     *h = None;
                 }
-                t.breaker.reset()
+                // The member that closed it had the evidence (its probe, or a call that
+                // succeeded): the others take the tool back into use, not onto a ramp that no
+                // traffic of theirs would ever climb down.
+                t.breaker.recovered()
             }
             Change::Failed => None,
         };

@@ -5,8 +5,9 @@
 //! of the fleet owning the probe, see [`super::fleet`]), the router hands the host a [`Probe`]
 //! from [`HealthBook::due_probes`]; the host calls the tool (with the node's `probe.input`) and
 //! settles the probe with [`HealthBook::settle_probe`], or gives it back with
-//! [`HealthBook::release_probe`]. A success closes the breaker (and the fleet hears it, so one
-//! member probes and all learn); a failure opens it for another cooldown. Probes of one tool
+//! [`HealthBook::release_probe`]. A success closes the breaker with the tool's weight back to
+//! normal at once (the fleet hears it, so one member probes and all take the tool back into
+//! use); a failure opens it for another cooldown. Probes of one tool
 //! start at least `t` ms apart, and a probe takes the breaker's half-open probe slot like any
 //! call, so runs and probes together never send more than `half_open_probes` at once.
 //!
@@ -122,7 +123,14 @@ impl HealthBook {
             Observation::Failure => Observation::Outage,
             o => o,
         };
-        self.settle(probe.permit, observed, now)
+        let closed = self.settle(probe.permit, observed, now);
+        if closed.is_some_and(|t| t.to == BreakerState::Closed) {
+            // The probe is the evidence the recovery ramp waits for (see `Breaker::recovered`).
+            if let Some(t) = self.tools.get_mut(probe.tool) {
+                t.breaker.recovered();
+            }
+        }
+        closed
     }
 
     /// The probe's call was not made or its outcome is unknown: the slot is given back.
