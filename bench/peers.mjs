@@ -7,6 +7,10 @@
 // returns the path. Costs are checked against bench/graphs/index.json before timing.
 //
 //   node bench/peers.mjs [--graphs DIR] [--warmup S] [--time S] [--only a,b] > peers.json
+//   node bench/peers.mjs --workloads [--graphs DIR] [--warmup S] [--time S] > workloads.json
+//              the queries of bench/graphs/workloads.json (layered tool graphs with 0-3 failed
+//              tools per query, random start/goal pairs), taken in turn; every library's cost is
+//              checked against each query's before timing
 //   node bench/peers.mjs --mem LIB FILE    peak RSS of loading FILE and routing it 10 times
 //   node bench/peers.mjs --mem idle        peak RSS of a Node process that does nothing
 import { existsSync, readFileSync } from 'node:fs';
@@ -101,6 +105,113 @@ const libs = {
   },
 };
 
+// ---- workloads: many queries taken in turn, some with failed tools -----------------------------
+
+// Each builds a query function taking the query's index. A failed tool is one that cannot be
+// entered: shr-wasm marks it down (one router per failure set, as a host holding routers does),
+// ngraph.path blocks the links into it, graphology weighs them Infinity.
+const workloadLibs = {
+  'shr-wasm': {
+    build(text, queries, wasm) {
+      if (!wasm.Router) return null;
+      const bySet = new Map();
+      const routers = queries.map((q) => {
+        const key = q.failed.join('\u0000');
+        if (!bySet.has(key)) {
+          const r = wasm.Router.fromJson(text);
+          for (const t of q.failed) r.markDown(t);
+          bySet.set(key, r);
+        }
+        return bySet.get(key);
+      });
+      return (i) => routers[i].route(queries[i].start, queries[i].goal);
+    },
+    cost: (result) => (result ? result.cost : null),
+  },
+  ngraph: {
+    build(text, queries) {
+      const spec = JSON.parse(text);
+      const g = createGraph();
+      for (const n of spec.nodes) g.addNode(n.id);
+      for (const e of spec.edges) g.addLink(e.from, e.to, { cost: e.cost ?? 1 });
+      const failed = queries.map((q) => new Set(q.failed));
+      let down = failed[0];
+      const finder = ngraphPath.aStar(g, {
+        oriented: true,
+        distance: (_a, _b, link) => link.data.cost,
+        blocked: (_from, to) => down.has(to.id),
+      });
+      const cost = new Map(spec.edges.map((e) => [`${e.from}\u0000${e.to}`, e.cost ?? 1]));
+      this.costOf = (path) => {
+        const ids = path.map((n) => n.id).reverse();
+        let sum = 0;
+        for (let k = 1; k < ids.length; k++) sum += cost.get(`${ids[k - 1]}\u0000${ids[k]}`);
+        return ids.length ? sum : null;
+      };
+      return (i) => {
+        down = failed[i];
+        return finder.find(queries[i].start, queries[i].goal);
+      };
+    },
+    cost(path) {
+      return this.costOf(path);
+    },
+  },
+  graphology: {
+    build(text, queries) {
+      const spec = JSON.parse(text);
+      const g = new Graph({ type: 'directed' });
+      for (const n of spec.nodes) g.addNode(n.id);
+      for (const e of spec.edges) g.addEdge(e.from, e.to, { cost: e.cost ?? 1 });
+      const failed = queries.map((q) => new Set(q.failed));
+      let down = failed[0];
+      // graphology gives the getter the edge and its attributes only.
+      const weight = (e, attr) => (down.has(g.target(e)) ? Infinity : attr.cost);
+      const cost = new Map(spec.edges.map((e) => [`${e.from}\u0000${e.to}`, e.cost ?? 1]));
+      this.costOf = (ids) => {
+        let sum = 0;
+        for (let k = 1; k < ids.length; k++) sum += cost.get(`${ids[k - 1]}\u0000${ids[k]}`);
+        return ids.length ? sum : null;
+      };
+      return (i) => {
+        down = failed[i];
+        return dijkstra.bidirectional(g, queries[i].start, queries[i].goal, weight);
+      };
+    },
+    cost(path) {
+      return path ? this.costOf(path) : null;
+    },
+  },
+};
+
+function runWorkloads(dir, only, warmupS, timeS) {
+  const workloads = JSON.parse(readFileSync(join(dir, 'workloads.json'), 'utf8'));
+  const out = { node: process.version, wasm: wasm.error || 'loaded', results: [] };
+  for (const w of workloads) {
+    const text = readFileSync(join(dir, w.file), 'utf8');
+    for (const lib of only) {
+      const row = { workload: w.name, kind: w.kind, nodes: w.nodes, lib };
+      const l = workloadLibs[lib];
+      const query = l.build(text, w.queries, wasm);
+      if (!query) {
+        row.error = wasm.error;
+      } else {
+        const wrong = w.queries.findIndex((q, i) => l.cost(query(i)) !== q.cost);
+        if (wrong >= 0) {
+          row.error = `query ${wrong}: cost ${l.cost(query(wrong))}, expected ${w.queries[wrong].cost}`;
+        } else {
+          let i = 0;
+          const n = w.queries.length;
+          Object.assign(row, measure(() => query((i = (i + 1) % n)), warmupS, timeS));
+        }
+      }
+      process.stderr.write(`${lib} ${w.name}: ${row.median_ns ? (row.median_ns / 1e3).toFixed(2) + ' us' : row.error}\n`);
+      out.results.push(row);
+    }
+  }
+  return out;
+}
+
 // ---- timing: warm up, then samples of a batch each; the median time per call -----------------
 
 function now() {
@@ -157,6 +268,10 @@ const dir = resolve(arg('--graphs', join(repo, 'bench/graphs')));
 const warmupS = Number(arg('--warmup', '1'));
 const timeS = Number(arg('--time', '3'));
 const only = arg('--only', Object.keys(libs).join(',')).split(',');
+if (process.argv.includes('--workloads')) {
+  console.log(JSON.stringify(runWorkloads(dir, only, warmupS, timeS), null, 1));
+  process.exit(0);
+}
 const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
 
 const out = { node: process.version, wasm: wasm.error || 'loaded', results: [] };

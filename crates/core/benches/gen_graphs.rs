@@ -8,22 +8,25 @@
 //!   the goal is the node whose cheapest path from `n0` has the most hops (ties: the larger
 //!   cost, then the lower index), so a route settles nearly the whole graph and the best path
 //!   is long enough to fail 10 of its tools;
-//! - `index.json`: name, file, sizes, start, goal, cheapest cost and the hop count of each.
+//! - `index.json`: name, file, sizes, start, goal, cheapest cost and the hop count of each;
+//! - `layered_<n>.json` for n = 12, 50, 200 and 1,000: layered tool graphs (see
+//!   `common/workloads.rs`), and `workloads.json`: the queries timed on them (source to sink,
+//!   0-3 failed tools each) and the random start/goal pairs timed on `rand_1000` and
+//!   `rand_100000`, each with petgraph's cost. `benches/layered.rs` times the same queries.
 //!
 //! Run: `cargo bench -p shr-core --bench gen_graphs -- [OUT_DIR]` (default `bench/graphs` at
 //! the workspace root). Registered as a bench target so that it lives with the benchmarks.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use shr_core::rng::SplitMix64;
 use shr_core::ToolGraph;
 
+#[path = "common/workloads.rs"]
+mod workloads;
+use workloads::*;
+
 const SIZES: [usize; 3] = [50, 1_000, 100_000];
-const OUT_DEGREE: usize = 4;
 const SCENARIOS: [&str; 3] = ["customer_support", "travel_booking", "content_moderation"];
 
 fn main() {
@@ -45,12 +48,36 @@ fn main() {
         index.push(write(&out, &format!("scn_{name}"), "scenario", &graph));
     }
     for n in SIZES {
-        let graph = random_graph(n, 0x5348_5242_0000 + n as u64);
+        let graph = random_graph(n, random_seed(n));
         index.push(write(&out, &format!("rand_{n}"), "random", &graph));
     }
     let index = serde_json::to_string_pretty(&Value::Array(index)).expect("serialize");
     std::fs::write(out.join("index.json"), index + "\n").expect("write index.json");
+
+    let mut timed = Vec::new();
+    for n in LAYERED_SIZES {
+        let graph = layered_graph(n, layered_seed(n));
+        let file = format!("layered_{n}.json");
+        std::fs::write(out.join(&file), graph.to_string()).expect("write a graph");
+        let queries = layered_queries(&graph, layered_query_seed(n));
+        timed.push(workload(&format!("layered_{n}"), "layered", &file, &graph, &queries));
+    }
+    for n in PAIR_SIZES {
+        let file = format!("rand_{n}.json");
+        let graph: Value = serde_json::from_str(&random_graph(n, random_seed(n))).expect("JSON");
+        let queries = random_pairs(&graph, pairs_seed(n));
+        timed.push(workload(&format!("pairs_{n}"), "pairs", &file, &graph, &queries));
+    }
+    let timed = serde_json::to_string(&Value::Array(timed)).expect("serialize");
+    std::fs::write(out.join("workloads.json"), timed + "\n").expect("write workloads.json");
     eprintln!("graphs written to {}", out.display());
+}
+
+fn workload(name: &str, kind: &str, file: &str, graph: &Value, queries: &[Query]) -> Value {
+    let (ids, edges) = structure(graph);
+    eprintln!("{name}: {} queries on {file}", queries.len());
+    json!({"name": name, "kind": kind, "file": file, "nodes": ids.len(), "edges": edges.len(),
+           "queries": queries_json(graph, queries)})
 }
 
 /// Validates `json` as a ToolGraph, writes it and returns its index entry.
@@ -82,71 +109,4 @@ fn write(out: &Path, name: &str, kind: &str, json: &str) -> Value {
         "plan_nodes": plan.nodes.len(),
         "joins": joins,
     })
-}
-
-/// A random digraph of `n` nodes, out-degree 4, costs 1..=10, as ToolGraph JSON.
-fn random_graph(n: usize, seed: u64) -> String {
-    let mut rng = SplitMix64::new(seed);
-    let mut adj: Vec<Vec<(usize, u32)>> = Vec::with_capacity(n);
-    for u in 0..n {
-        let mut out: Vec<(usize, u32)> = Vec::with_capacity(OUT_DEGREE);
-        while out.len() < OUT_DEGREE {
-            let v = rng.below(n as u64) as usize;
-            if v != u && out.iter().all(|&(w, _)| w != v) {
-                out.push((v, 1 + rng.below(10) as u32));
-            }
-        }
-        adj.push(out);
-    }
-    let goal = deepest(&adj, 0);
-    let mut s = String::with_capacity(n * 200);
-    s.push_str("{\"nodes\":[");
-    for u in 0..n {
-        if u > 0 {
-            s.push(',');
-        }
-        write!(s, "{{\"id\":\"n{u}\"}}").unwrap();
-    }
-    s.push_str("],\"edges\":[");
-    let mut first = true;
-    for (u, out) in adj.iter().enumerate() {
-        for &(v, c) in out {
-            if !first {
-                s.push(',');
-            }
-            first = false;
-            write!(s, "{{\"from\":\"n{u}\",\"to\":\"n{v}\",\"cost\":{c}}}").unwrap();
-        }
-    }
-    write!(s, "],\"start\":\"n0\",\"goal\":\"n{goal}\"}}").unwrap();
-    s
-}
-
-/// The reachable node whose cheapest path from `start` has the most hops (then the larger
-/// cost, then the lower index). Integer costs, so exact.
-fn deepest(adj: &[Vec<(usize, u32)>], start: usize) -> usize {
-    let n = adj.len();
-    let mut dist = vec![u64::MAX; n];
-    let mut hops = vec![0u32; n];
-    let mut heap = BinaryHeap::new();
-    dist[start] = 0;
-    heap.push(Reverse((0u64, start)));
-    while let Some(Reverse((d, u))) = heap.pop() {
-        if d > dist[u] {
-            continue;
-        }
-        for &(v, c) in &adj[u] {
-            let nd = d + c as u64;
-            // Ties on cost: fewer hops (any cheapest path would do; this keeps it stable).
-            if nd < dist[v] || (nd == dist[v] && hops[u] + 1 < hops[v]) {
-                dist[v] = nd;
-                hops[v] = hops[u] + 1;
-                heap.push(Reverse((nd, v)));
-            }
-        }
-    }
-    (0..n)
-        .filter(|&v| dist[v] != u64::MAX)
-        .max_by_key(|&v| (hops[v], dist[v], Reverse(v)))
-        .expect("start is reachable from itself")
 }

@@ -1,27 +1,36 @@
-//! Routing on layered tool graphs, the shape agents have: a source, layers of 2-8 alternative
-//! tools where every tool of a layer leads to every tool of the next, a sink. 12, 50, 200 and
-//! 1,000 nodes; each query runs with 0-3 failed tools drawn per query (weights infinite), from
-//! the source to the sink.
+//! Routing on the workloads of `common/workloads.rs`, the same graphs and queries the JS peers
+//! time (`bench/peers.mjs --workloads`):
 //!
-//! - `layered/shr/<n>`: `Dijkstra::route_into` as a router calls it (the topological sweep on
-//!   these acyclic graphs when the window fits, else the two-sided search), with the failure set
-//!   given as live weights give health: a factor per tool (infinite when failed);
-//! - `layered/shr_router/<n>`: the whole `Router::route` a host calls, one router per failure set
-//!   (its failed tools marked down), over the live weights it remembers between routes;
-//! - `layered/shr_two_sided/<n>`: the two-sided search on the same queries;
-//! - `layered/petgraph_dijkstra/<n>`: petgraph's `dijkstra` with the goal given (it stops there);
-//! - `layered/petgraph_astar/<n>`: petgraph's `astar` with a zero heuristic.
+//! - `layered/<lib>/<n>`: layered tool graphs of 12, 50, 200 and 1,000 nodes (a source, layers
+//!   of 2-8 alternative tools where every tool of a layer leads to every tool of the next, a
+//!   sink); each query from the source to the sink with 0-3 failed tools (64 queries in turn);
+//! - `pairs/<lib>/<n>`: 64 random start/goal pairs on the random digraphs `rand_1000` and
+//!   `rand_100000`, no failures.
 //!
-//! Costs are checked against each other before timing.
+//! Libraries:
+//! - `shr`: `Dijkstra::route_into` as a router calls it (the topological sweep on acyclic graphs
+//!   when the window fits, else the two-sided search), with the failure set given as live
+//!   weights give health: a factor per tool (infinite when failed);
+//! - `shr_router`: the whole `Router::route` a host calls, one router per failure set (its
+//!   failed tools marked down), over the live weights it remembers between routes;
+//! - `shr_two_sided` (layered only): the two-sided search on the same queries;
+//! - `petgraph_dijkstra`: petgraph's `dijkstra` with the goal given (it stops there);
+//! - `petgraph_astar`: petgraph's `astar` with a zero heuristic.
+//!
+//! Every library's cost is checked against the workload's (petgraph's) before timing.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use petgraph::algo::{astar, dijkstra};
-use petgraph::graph::NodeIndex;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
 use shr_core::algo::{entered_weight, Bidirectional, Dijkstra, EdgeWeight, Plan};
-use shr_core::rng::SplitMix64;
 use shr_core::{Router, ToolGraph};
+
+#[path = "common/workloads.rs"]
+mod workloads;
+use workloads::*;
 
 /// A failure set in the form live weights have: a factor per tool, infinite when it failed.
 struct Failed<'a> {
@@ -41,148 +50,118 @@ impl EdgeWeight for Failed<'_> {
     }
 }
 
-fn layered(target: usize, seed: u64) -> ToolGraph {
-    let mut rng = SplitMix64::new(seed);
-    let mut nodes = vec![serde_json::json!({"id": "source", "tool": false})];
-    let mut edges = Vec::new();
-    let mut prev = vec!["source".to_string()];
-    let mut layer = 0;
-    while nodes.len() + 1 < target {
-        let width = (2 + rng.below(7) as usize).min(target - 1 - nodes.len());
-        let ids: Vec<String> = (0..width).map(|k| format!("l{layer}t{k}")).collect();
-        for (k, id) in ids.iter().enumerate() {
-            nodes.push(serde_json::json!({"id": id}));
-            for p in &prev {
-                edges.push(serde_json::json!({"from": p, "to": id, "cost": 1 + k + rng.below(3) as usize}));
-            }
+fn petgraph_cost(pg: &DiGraph<usize, f64>, q: &Query, failed: &[bool]) -> Option<f64> {
+    let m = dijkstra(pg, NodeIndex::new(q.start), Some(NodeIndex::new(q.goal)), |e| {
+        if failed[e.target().index()] {
+            f64::INFINITY
+        } else {
+            *e.weight()
         }
-        prev = ids;
-        layer += 1;
-    }
-    nodes.push(serde_json::json!({"id": "sink", "tool": false}));
-    for p in &prev {
-        edges.push(serde_json::json!({"from": p, "to": "sink", "cost": 1}));
-    }
-    let spec = serde_json::json!({"nodes": nodes, "edges": edges, "start": "source", "goal": "sink"});
-    ToolGraph::from_json(&spec.to_string()).expect("layered graphs are valid")
+    });
+    m.get(&NodeIndex::new(q.goal)).copied()
 }
 
-/// 64 failure sets of 0-3 tools, drawn once per graph and cycled through by the queries.
-fn failure_sets(g: &ToolGraph) -> Vec<Vec<bool>> {
-    let mut rng = SplitMix64::new(7);
-    (0..64)
-        .map(|_| {
-            let mut failed = vec![false; g.node_count()];
-            for _ in 0..rng.below(4) {
-                failed[1 + rng.below(g.node_count() as u64 - 2) as usize] = true;
-            }
-            failed
+fn bench_workload(c: &mut Criterion, group: &str, n: usize, graph: &serde_json::Value, queries: &[Query]) {
+    let g = ToolGraph::from_json(&graph.to_string()).expect("the workload graphs are valid");
+    let pg = g.to_petgraph();
+    let failed: Vec<Vec<bool>> = queries
+        .iter()
+        .map(|q| {
+            let mut f = vec![false; g.node_count()];
+            q.failed.iter().for_each(|&v| f[v] = true);
+            f
         })
-        .collect()
+        .collect();
+    let mut d = Dijkstra::new();
+    let mut two = Bidirectional::new();
+    let mut plan = Plan::default();
+    // One router per query's failure set, its failed tools marked down: what a host holds.
+    let mut routers: Vec<Router> = queries
+        .iter()
+        .map(|q| {
+            let mut r = Router::new(g.clone());
+            for &v in &q.failed {
+                r.mark_down(v, 0);
+            }
+            r
+        })
+        .collect();
+    for ((q, f), router) in queries.iter().zip(&failed).zip(&mut routers) {
+        let live = Failed { g: &g, failed: f };
+        let want = Some(q.cost);
+        let swept = d.route_into(&g, &[q.start], q.goal, &live, &mut (), &mut plan).then_some(plan.cost);
+        assert_eq!(swept, want, "{group} {n}: shr");
+        assert_eq!(router.route(q.start, q.goal, 1).map(|p| p.cost), want, "{group} {n}: the router");
+        let two_sided = two.route_into(&g, &[q.start], q.goal, &live, &mut plan).then_some(plan.cost);
+        assert_eq!(two_sided, want, "{group} {n}: the two-sided search");
+        assert_eq!(petgraph_cost(&pg, q, f), want, "{group} {n}: petgraph");
+    }
+
+    let mut c = c.benchmark_group(group);
+    let mut i = 0usize;
+    c.bench_function(BenchmarkId::new("shr", n), |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            let (q, live) = (&queries[i], Failed { g: &g, failed: &failed[i] });
+            d.route_into(&g, black_box(&[q.start]), black_box(q.goal), &live, &mut (), &mut plan);
+            black_box(plan.cost)
+        })
+    });
+    c.bench_function(BenchmarkId::new("shr_router", n), |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            let q = &queries[i];
+            black_box(routers[i].route(black_box(q.start), black_box(q.goal), 1).map(|p| p.cost))
+        })
+    });
+    if group == "layered" {
+        c.bench_function(BenchmarkId::new("shr_two_sided", n), |b| {
+            b.iter(|| {
+                i = (i + 1) % queries.len();
+                let (q, live) = (&queries[i], Failed { g: &g, failed: &failed[i] });
+                two.route_into(&g, black_box(&[q.start]), black_box(q.goal), &live, &mut plan);
+                black_box(plan.cost)
+            })
+        });
+    }
+    c.bench_function(BenchmarkId::new("petgraph_dijkstra", n), |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            black_box(petgraph_cost(&pg, black_box(&queries[i]), &failed[i]))
+        })
+    });
+    c.bench_function(BenchmarkId::new("petgraph_astar", n), |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            let (q, f) = (&queries[i], &failed[i]);
+            astar(
+                &pg,
+                NodeIndex::new(black_box(q.start)),
+                |v| v.index() == q.goal,
+                |e| if f[e.target().index()] { f64::INFINITY } else { *e.weight() },
+                |_| 0.0,
+            )
+            .map(|(c, p)| (c, p.len()))
+        })
+    });
+    c.finish();
 }
 
 fn bench_layered(c: &mut Criterion) {
-    let mut group = c.benchmark_group("layered");
-    for n in [12, 50, 200, 1000] {
-        let g = layered(n, n as u64);
-        let sets = failure_sets(&g);
-        let (s, goal) = (g.start(), g.goal());
-        let pg = g.to_petgraph();
-        let mut d = Dijkstra::new();
-        let mut two = Bidirectional::new();
-        let mut plan = Plan::default();
-        // One router per failure set, its failed tools marked down: what a host holds.
-        let mut routers: Vec<Router> = sets
-            .iter()
-            .map(|failed| {
-                let mut r = Router::new(g.clone());
-                for v in (0..g.node_count()).filter(|&v| failed[v]) {
-                    r.mark_down(v, 0);
-                }
-                r
-            })
-            .collect();
-        for (failed, router) in sets.iter().zip(&mut routers) {
-            let w = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
-            let live = Failed { g: &g, failed };
-            let found = d.route_into(&g, &[s], goal, &w, &mut (), &mut plan).then_some(plan.cost);
-            let pulled = d.route_into(&g, &[s], goal, &live, &mut (), &mut plan).then_some(plan.cost);
-            let routed = router.route(s, goal, 1).map(|p| p.cost);
-            assert_eq!(found, pulled, "{n}: the sweep by edges and by tool factors disagree");
-            assert_eq!(found, routed, "{n}: the router disagrees");
-            let found2 = two.route_into(&g, &[s], goal, &w, &mut plan).then_some(plan.cost);
-            let p = dijkstra(&pg, NodeIndex::new(s), Some(NodeIndex::new(goal)), |e| {
-                if failed[petgraph::visit::EdgeRef::target(&e).index()] {
-                    f64::INFINITY
-                } else {
-                    *e.weight()
-                }
-            });
-            let pc = p.get(&NodeIndex::new(goal)).copied().filter(|c| c.is_finite());
-            assert_eq!(found, found2, "{n}: the sweep and the two-sided search disagree");
-            assert_eq!(found, pc, "{n}: shr and petgraph disagree");
-        }
-        let mut i = 0usize;
-        group.bench_with_input(BenchmarkId::new("shr", n), &g, |b, g| {
-            b.iter(|| {
-                i = (i + 1) % sets.len();
-                let live = Failed { g, failed: &sets[i] };
-                d.route_into(g, black_box(&[s]), black_box(goal), &live, &mut (), &mut plan);
-                black_box(plan.cost)
-            })
-        });
-        group.bench_function(BenchmarkId::new("shr_router", n), |b| {
-            b.iter(|| {
-                i = (i + 1) % routers.len();
-                black_box(routers[i].route(black_box(s), black_box(goal), 1).map(|p| p.cost))
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("shr_two_sided", n), &g, |b, g| {
-            b.iter(|| {
-                i = (i + 1) % sets.len();
-                let failed = &sets[i];
-                let w = |e: usize| if failed[g.edge(e).to] { f64::INFINITY } else { g.edge(e).cost };
-                two.route_into(g, black_box(&[s]), black_box(goal), &w, &mut plan);
-                black_box(plan.cost)
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("petgraph_dijkstra", n), &pg, |b, pg| {
-            b.iter(|| {
-                i = (i + 1) % sets.len();
-                let failed = &sets[i];
-                let m = dijkstra(pg, NodeIndex::new(black_box(s)), Some(NodeIndex::new(goal)), |e| {
-                    if failed[petgraph::visit::EdgeRef::target(&e).index()] {
-                        f64::INFINITY
-                    } else {
-                        *e.weight()
-                    }
-                });
-                black_box(m.get(&NodeIndex::new(goal)).copied())
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("petgraph_astar", n), &pg, |b, pg| {
-            b.iter(|| {
-                i = (i + 1) % sets.len();
-                let failed = &sets[i];
-                astar(
-                    pg,
-                    NodeIndex::new(black_box(s)),
-                    |v| v.index() == goal,
-                    |e| {
-                        if failed[petgraph::visit::EdgeRef::target(&e).index()] {
-                            f64::INFINITY
-                        } else {
-                            *e.weight()
-                        }
-                    },
-                    |_| 0.0,
-                )
-                .map(|(c, p)| (c, p.len()))
-            })
-        });
+    for n in LAYERED_SIZES {
+        let graph = layered_graph(n, layered_seed(n));
+        let queries = layered_queries(&graph, layered_query_seed(n));
+        bench_workload(c, "layered", n, &graph, &queries);
     }
-    group.finish();
 }
 
-criterion_group!(benches, bench_layered);
+fn bench_pairs(c: &mut Criterion) {
+    for n in PAIR_SIZES {
+        let graph: serde_json::Value = serde_json::from_str(&random_graph(n, random_seed(n))).expect("JSON");
+        let queries = random_pairs(&graph, pairs_seed(n));
+        bench_workload(c, "pairs", n, &graph, &queries);
+    }
+}
+
+criterion_group!(benches, bench_layered, bench_pairs);
 criterion_main!(benches);
