@@ -92,6 +92,14 @@ def cmd(*args):
         return "unknown"
 
 
+def target_dir():
+    meta = cmd("cargo", "metadata", "--format-version", "1", "--no-deps")
+    try:
+        return json.loads(meta)["target_directory"]
+    except ValueError:
+        return os.path.join(REPO, "target")
+
+
 def fmt_ns(ns):
     if ns is None:
         return "—"
@@ -381,7 +389,11 @@ if native:
 w("## wasm module size")
 w("")
 wasm_files = sorted(glob.glob(os.path.join(REPO, "crates/wasm/pkg/**/*.wasm"), recursive=True))
+# The page's module, when trunk has built it (dist/).
+wasm_files += sorted(glob.glob(os.path.join(REPO, "dist/*.wasm")))
 if wasm_files:
+    w("Targets of issue #26: the npm module at most 120 KB gzipped, the page's at most 220 KB.")
+    w("")
     w("| file | bytes | gzip -9 |")
     w("| --- | ---: | ---: |")
     for f in wasm_files:
@@ -390,6 +402,14 @@ if wasm_files:
 else:
     w("pending: crates/wasm/pkg has no .wasm file yet.")
 w("")
+# What the npm module's bytes are: cargo's output still has the function names.
+named = os.path.join(target_dir(), "wasm32-unknown-unknown", "wasm-pkg", "shr_wasm.wasm")
+if os.path.exists(named):
+    w("The npm module's code by crate (`python3 bench/wasm_sizes.py`, on cargo's output before "
+      "wasm-bindgen and `wasm-opt -O3`, which shrink it by about a fifth):")
+    w("")
+    w(cmd("python3", os.path.join(REPO, "bench", "wasm_sizes.py"), named))
+    w("")
 
 # ---- notes ----------------------------------------------------------------------------------
 w("## How each column is run")
