@@ -380,7 +380,7 @@ if native:
     MB = 1024 * 1024
     w(f"shr-core heap (counting allocator): peak while parsing and validating "
       f"{native['load_peak_heap_bytes'] / MB:.1f} MiB; the built `ToolGraph` holds {native['graph_heap_bytes'] / MB:.1f} MiB "
-      f"(it keeps the parsed description for export); routing adds at most {native['shr_route_peak_heap_bytes'] / MB:.2f} MiB "
+      f"(ids, labels and what routing reads in compact arrays; export re-creates the description); routing adds at most {native['shr_route_peak_heap_bytes'] / MB:.2f} MiB "
       f"(reused buffers and the plan). petgraph: `to_petgraph()` holds {native['petgraph_graph_heap_bytes'] / MB:.1f} MiB, "
       f"astar adds up to {native['petgraph_route_peak_heap_bytes'] / MB:.2f} MiB per query.")
     w("")

@@ -14,6 +14,7 @@ use libfuzzer_sys::fuzz_target;
 use shr_core::algo::{oracle, Dijkstra, Plan, Trace};
 use shr_core::check_observability;
 use shr_core::audit_completion;
+use shr_core::graph::GraphSpec;
 use shr_core::{Action, Decision, Session, Status, Task, ToolGraph, ToolResult};
 
 fuzz_target!(|data: &[u8]| {
@@ -26,16 +27,19 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    round_trip(&graph);
+    round_trip(text, &graph);
     route(&graph);
     drive(&graph);
 });
 
-fn round_trip(graph: &ToolGraph) {
+fn round_trip(text: &str, graph: &ToolGraph) {
+    // The graph keeps no copy of its description: the one it re-creates is the one read.
+    let read: GraphSpec = serde_json::from_str(text).expect("a description from_json accepted");
+    assert_eq!(graph.to_spec(), read, "to_spec differs from the description read");
     let json = graph.to_json();
     let again =
         ToolGraph::from_json(&json).unwrap_or_else(|e| panic!("to_json output is refused: {e}\n{json}"));
-    assert_eq!(again.spec(), graph.spec(), "the description changed through to_json\n{json}");
+    assert_eq!(again.to_spec(), graph.to_spec(), "the description changed through to_json\n{json}");
     assert_eq!(again.to_json(), json, "to_json is not stable");
     assert_eq!(again.node_count(), graph.node_count());
     assert_eq!(again.edge_count(), graph.edge_count());
@@ -87,7 +91,7 @@ fn route(graph: &ToolGraph) {
 /// The same graph with every join back to the default `any` (always valid: only joins can
 /// make a quorum problem). `None` when the graph has no join.
 fn without_joins(graph: &ToolGraph) -> Option<ToolGraph> {
-    let mut spec = graph.spec().clone();
+    let mut spec = graph.to_spec();
     let mut changed = false;
     for n in &mut spec.nodes {
         changed |= n.join.take().is_some();

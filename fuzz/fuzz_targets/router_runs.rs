@@ -124,7 +124,7 @@ fuzz_target!(|input: Input| {
             let held = runs.iter().filter(|r| r.in_flight().any(|f| f == v)).count() as u32;
             let counted = router.health().tool(v).map_or(0, |t| t.in_flight());
             assert_eq!(held, counted, "calls in flight to {}", g.id(v));
-            if let Some(max) = g.node(v).max_concurrent {
+            if let Some(max) = g.node(v).max_concurrent() {
                 assert!(counted <= max, "{} has {counted} calls in flight, max {max}", g.id(v));
             }
         }

@@ -101,7 +101,7 @@ pub fn to_mermaid(g: &ToolGraph) -> String {
     let mut out = String::from("flowchart LR\n");
     for v in 0..g.node_count() {
         let n = g.node(v);
-        let label = quote(&n.label);
+        let label = quote(n.label());
         if n.tool {
             out.push_str(&format!("  n{v}[\"{label}\"]\n"));
         } else {
@@ -122,7 +122,7 @@ pub fn to_dot(g: &ToolGraph) -> String {
     for v in 0..g.node_count() {
         let n = g.node(v);
         let shape = if n.tool { "box" } else { "ellipse" };
-        out.push_str(&format!("  {} [label={}, shape={shape}];\n", quote(g.id(v)), quote(&n.label)));
+        out.push_str(&format!("  {} [label={}, shape={shape}];\n", quote(g.id(v)), quote(n.label())));
     }
     for e in 0..g.edge_count() {
         let edge = g.edge(e);
@@ -184,7 +184,7 @@ pub fn Editor() -> impl IntoView {
     let export = RwSignal::new(String::new());
 
     let run = move |edit: Edit| {
-        let mut spec = page.view.with_untracked(|v| v.0.graph.spec().clone());
+        let mut spec = page.view.with_untracked(|v| v.0.graph.to_spec());
         let result = apply(&mut spec, edit).and_then(|()| {
             ToolGraph::from_spec(spec)
                 .map_err(|e| e.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))
@@ -214,7 +214,9 @@ pub fn Editor() -> impl IntoView {
     let nodes = move || {
         page.view.with(|v| {
             let g = &v.0.graph;
-            (0..g.node_count()).map(|i| (g.id(i).to_string(), g.node(i).label.clone())).collect::<Vec<_>>()
+            (0..g.node_count())
+                .map(|i| (g.id(i).to_string(), g.node(i).label().to_string()))
+                .collect::<Vec<_>>()
         })
     };
     let node_options = move || {

@@ -411,8 +411,8 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
             }
         })
     };
-    let id = node.id.clone();
-    let label = node.label.clone();
+    let id = node.id().to_string();
+    let label = node.label().to_string();
     let aria = move || {
         let (_, status) = state_marks(state(), false);
         format!("{label} ({status}{})", if ran() { ", completed" } else { "" })
@@ -439,7 +439,7 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
                 }
             }>
             {shape}
-            {label_view(&node.label)}
+            {label_view(node.label())}
             {tooltip.map(|t| view! { <title>{t}</title> })}
             <text class="icon" x=HALF_W - 10.0 y=-HALF_H + 14.0 text-anchor="middle">{icon}</text>
             <text class="dist" x=-HALF_W + 5.0 y=-HALF_H + 13.0>{dist}</text>

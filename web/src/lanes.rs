@@ -56,7 +56,7 @@ pub struct LaneStep {
 }
 
 fn label(g: &ToolGraph, id: &str) -> String {
-    g.index(id).map_or_else(|| id.to_string(), |v| g.node(v).label.clone())
+    g.index(id).map_or_else(|| id.to_string(), |v| g.node(v).label().to_string())
 }
 
 /// ReAct's steps: each is one LLM call, so the counter ticks at every one.

@@ -207,7 +207,7 @@ fn label_size(cost: f64, two_lines: bool) -> (f64, f64) {
 /// The graph as ELK's JSON: boxes, a reserved band over each tool, sized edge labels, and the
 /// hand-placed hints (when every node has one) as the order ELK keeps within each layer.
 fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
-    let hinted = graph.node_count() > 0 && graph.nodes().iter().all(|n| n.x.is_some() && n.y.is_some());
+    let hinted = graph.node_count() > 0 && graph.nodes().iter().all(|n| n.x().is_some() && n.y().is_some());
     let large = graph.node_count() > LARGE;
     // The band holds a scenario's strike ("fails after 2 calls"), a perturbation or a visit
     // count: scenario and perturbation graphs are small, visits need a cycle. A big acyclic
@@ -223,7 +223,7 @@ fn elk_graph(graph: &ToolGraph, two_lines: bool, dir: Direction) -> Value {
                     "layoutOptions": { "elk.nodeLabels.placement": "OUTSIDE V_TOP H_CENTER" }
                 }]);
             }
-            if let (true, Some(x), Some(y)) = (hinted, node.x, node.y) {
+            if let (true, Some(x), Some(y)) = (hinted, node.x(), node.y()) {
                 // Hints are drawn for layers left to right; top to bottom, their vertical order
                 // becomes the order across.
                 let (x, y) = match dir {

@@ -65,7 +65,7 @@ impl Source {
             Source::Cyclic { example, p, seed } => format!(
                 "{}: the mock world decides each result, so verification can send the task back. \
                  Control-flow faults redirect a step with probability {p} (seed {seed}).",
-                example.graph.spec().name.clone().unwrap_or_else(|| example.id.to_string())
+                example.graph.name().unwrap_or(example.id)
             ),
             Source::Perturb { task, target, mode, validators, family, .. } => format!(
                 "ToolMaze task {} ({} tools): {target} is perturbed {mode:?} ({}{}), validators {}. \
@@ -387,7 +387,7 @@ pub fn layout(graph: &ToolGraph) -> Vec<(f64, f64)> {
             let d = if depth[v] == usize::MAX { max_depth + 1 } else { depth[v] };
             let r = row[d];
             row[d] += 1;
-            match (node.x, node.y) {
+            match (node.x(), node.y()) {
                 (Some(x), Some(y)) => (x, y),
                 _ => (40.0 + 150.0 * d as f64, 40.0 + 70.0 * r as f64),
             }

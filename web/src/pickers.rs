@@ -46,7 +46,7 @@ pub fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
         l.cyclic
             .iter()
             .map(|e| {
-                let name = e.graph.spec().name.clone().unwrap_or_else(|| e.id.to_string());
+                let name = e.graph.name().unwrap_or(e.id).to_string();
                 option(format!("cyclic:{}", e.id), name)
             })
             .collect_view()

@@ -13,7 +13,7 @@ use crate::words::log_line;
 /// What the step just taken did, in words.
 fn describe(v: &View, k: usize) -> String {
     let g = &v.graph;
-    let label = |n: usize| g.node(n).label.clone();
+    let label = |n: usize| g.node(n).label().to_string();
     let t = &v.timeline;
     let Some(step) = k.checked_sub(1).and_then(|s| t.steps.get(s)) else {
         return format!(

@@ -215,7 +215,9 @@ pub fn shared_state(s: &Setup) -> url::Shared {
         },
         Source::Imported(sc) => url::Shared {
             scenario: Some("custom".into()),
-            graph: Some(crate::share::encode(&serde_json::to_string(sc.graph.spec()).unwrap_or_default())),
+            graph: Some(crate::share::encode(
+                &serde_json::to_string(&sc.graph.to_spec()).unwrap_or_default(),
+            )),
             down: s.down.clone(),
             probing: s.probing.clone(),
             ..Default::default()

@@ -9,7 +9,7 @@ use crate::model::num;
 
 /// A node's label, or the id itself when the graph has no such node.
 pub fn label(graph: &ToolGraph, id: &str) -> String {
-    graph.index(id).map_or_else(|| id.to_string(), |v| graph.node(v).label.clone())
+    graph.index(id).map_or_else(|| id.to_string(), |v| graph.node(v).label().to_string())
 }
 
 /// Labels joined by arrows.

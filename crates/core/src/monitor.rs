@@ -135,10 +135,8 @@ impl Monitor for RiskMonitor {
             if view.acknowledged.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            let guarded = view
-                .next_tools
-                .iter()
-                .any(|&t| view.graph.node(t).stage.as_deref() == Some(rule.stage.as_str()));
+            let guarded =
+                view.next_tools.iter().any(|&t| view.graph.node(t).stage() == Some(rule.stage.as_str()));
             let Some(value) = view.context.get(&rule.key).and_then(Value::as_f64) else {
                 continue;
             };

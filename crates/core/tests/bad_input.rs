@@ -17,7 +17,7 @@ const OK: &str =
 fn a_valid_graph_round_trips_through_json() {
     let g = ToolGraph::from_json(OK).unwrap();
     let again = ToolGraph::from_json(&g.to_json()).unwrap();
-    assert_eq!(g.spec(), again.spec());
+    assert_eq!(g.to_spec(), again.to_spec());
 }
 
 #[test]
@@ -175,8 +175,8 @@ fn a_partial_retry_policy_keeps_the_default_attempts() {
             "edges":[{"from":"s","to":"a"},{"from":"a","to":"b"},{"from":"b","to":"g"}],"start":"s","goal":"g"}"#,
     )
     .unwrap();
-    let a = g.node(g.index("a").unwrap()).retry;
-    let b = g.node(g.index("b").unwrap()).retry;
+    let a = g.node(g.index("a").unwrap()).retry();
+    let b = g.node(g.index("b").unwrap()).retry();
     assert_eq!(a.attempts, b.attempts, "leaving `attempts` out is the same as leaving `retry` out");
     assert_eq!(a.attempts, 1);
     assert_eq!(a.backoff_ms, 500);

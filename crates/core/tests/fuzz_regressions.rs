@@ -548,7 +548,7 @@ fn costs_survive_export_and_import_exactly() {
         let g = ToolGraph::from_json(&text).unwrap();
         let again = ToolGraph::from_json(&g.to_json()).unwrap();
         assert_eq!(again.edge(0).cost.to_bits(), g.edge(0).cost.to_bits(), "{cost}");
-        assert_eq!(again.spec(), g.spec());
+        assert_eq!(again.to_spec(), g.to_spec());
         assert_eq!(again.to_json(), g.to_json());
     }
     // And the value read is the correctly rounded one.

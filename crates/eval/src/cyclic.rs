@@ -291,7 +291,7 @@ pub fn bench(probabilities: &[f64], runs: u32) -> Vec<CyclicRow> {
         for &p in probabilities {
             let m = if p == 0.0 { nominal } else { measure(p) };
             rows.push(CyclicRow {
-                example: format!("{} ({})", ex.id, ex.graph.spec().name.clone().unwrap_or_default()),
+                example: format!("{} ({})", ex.id, ex.graph.name().unwrap_or_default()),
                 p,
                 metrics: m,
                 srr: if nominal.sr > 0.0 { m.sr / nominal.sr } else { 0.0 },

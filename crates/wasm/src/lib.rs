@@ -207,15 +207,14 @@ impl Router {
     /// The graph description (for export and round trips).
     #[wasm_bindgen(js_name = toJson, unchecked_return_type = "GraphSpec")]
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        Ok(to_js_as_is(self.inner.borrow().router.graph().spec())?)
+        Ok(to_js_as_is(&self.inner.borrow().router.graph().to_spec())?)
     }
 
     /// Ids of the nodes that are tools (the functions a run may call), in description order.
     #[wasm_bindgen(unchecked_return_type = "string[]")]
     pub fn tools(&self) -> Result<JsValue, JsValue> {
         let inner = self.inner.borrow();
-        let ids: Vec<&str> =
-            inner.router.graph().nodes().iter().filter(|n| n.tool).map(|n| n.id.as_str()).collect();
+        let ids: Vec<&str> = inner.router.graph().nodes().iter().filter(|n| n.tool).map(|n| n.id()).collect();
         Ok(to_js(&ids)?)
     }
 

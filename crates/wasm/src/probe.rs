@@ -76,13 +76,7 @@ impl Router {
             .map(|&(n, v)| ProbeCall {
                 probe: n,
                 tool: graph.id(v),
-                input: graph
-                    .spec()
-                    .nodes
-                    .get(v)
-                    .and_then(|s| s.probe.as_ref())
-                    .and_then(|p| p.input.as_ref())
-                    .unwrap_or(&NULL),
+                input: graph.node(v).probe().and_then(|p| p.input.as_ref()).unwrap_or(&NULL),
             })
             .collect();
         Ok(to_js_as_is(&calls)?)

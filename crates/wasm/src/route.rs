@@ -205,7 +205,7 @@ impl RouteJs {
             // One JSON text parsed by the engine: far cheaper than a string per id across the
             // boundary on a large graph.
             None => {
-                let ids: Vec<&str> = graph.nodes().iter().map(|n| n.id.as_str()).collect();
+                let ids: Vec<&str> = graph.nodes().iter().map(|n| n.id()).collect();
                 let text =
                     serde_json::to_string(&ids).map_err(|e| ShrError::new("internal", e.to_string()))?;
                 let ids = js_sys::JSON::parse(&text)

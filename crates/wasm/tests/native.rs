@@ -79,12 +79,17 @@ fn fixtures() -> Value {
     let mut out = Vec::new();
     for s in scenario::pack().unwrap() {
         let run = drive_like_js(s);
-        let latency: BTreeMap<String, f64> =
-            s.graph.nodes().iter().enumerate().map(|(v, n)| (n.id.clone(), MockTools::latency(v))).collect();
+        let latency: BTreeMap<String, f64> = s
+            .graph
+            .nodes()
+            .iter()
+            .enumerate()
+            .map(|(v, n)| (n.id().to_string(), MockTools::latency(v)))
+            .collect();
         out.push(json!({
             "id": s.id,
             "title": s.title,
-            "graph": s.graph.spec(),
+            "graph": s.graph.to_spec(),
             "task": s.task,
             "failures": s.failures,
             "latency": latency,

@@ -33,7 +33,7 @@ fn demoted_to(v: &View, m: &Moment) -> Option<String> {
 fn headline(v: &View, m: &Moment) -> String {
     let g = &v.graph;
     let run = &v.shr;
-    let goal = &g.node(g.goal()).label;
+    let goal = g.node(g.goal()).label();
     let done: Vec<&String> = run.path.iter().take(m.completed).collect();
     let done_text = path(g, &done);
     let demotion = demoted_to(v, m).map(|to| {
@@ -53,7 +53,7 @@ fn headline(v: &View, m: &Moment) -> String {
         };
     }
     if let Some(reason) = m.escalated {
-        let now_goal = demoted_to(v, m).map_or_else(|| goal.clone(), |d| label(g, &d));
+        let now_goal = demoted_to(v, m).map_or_else(|| goal.to_string(), |d| label(g, &d));
         return format!(
             "{}: the run escalates after {done_text}; the LLM is asked.",
             reason_text(reason, &now_goal)
@@ -62,13 +62,13 @@ fn headline(v: &View, m: &Moment) -> String {
     if let Some(tool) = m.broke {
         return format!(
             "{} failed: the router searches a new route from where the run stands (done: {done_text}).",
-            g.node(tool).label
+            g.node(tool).label()
         );
     }
     let Some(plan) = &m.plan else {
         return format!(
             "Planning: the router searches the cheapest healthy route from {} to {goal}.",
-            g.node(g.start()).label
+            g.node(g.start()).label()
         );
     };
     let ahead: Vec<&str> = plan.nodes.iter().filter(|v| !m.ran_nodes.contains(v)).map(|&v| g.id(v)).collect();

@@ -73,8 +73,7 @@ impl ToolGraph {
             );
         }
 
-        let mut ids = BTreeMap::new();
-        let mut nodes = Vec::with_capacity(spec.nodes.len());
+        let mut ids: BTreeMap<&str, NodeIx> = BTreeMap::new();
         for (i, n) in spec.nodes.iter().enumerate() {
             let at = |field: &str| {
                 if field.is_empty() {
@@ -91,12 +90,11 @@ impl ToolGraph {
                     format!("node id must be 1 to {} bytes long", limits::MAX_ID),
                 );
             }
-            if ids.insert(n.id.clone(), nodes.len()).is_some() {
+            if ids.insert(n.id.as_str(), i).is_some() {
                 push(ProblemKind::DuplicateId, &n.id, at("id"), "duplicate node id".into());
             }
             check_cost(&mut push, &n.id, at("base_cost"), "base_cost", n.base_cost);
-            let label = n.label.clone().unwrap_or_else(|| n.id.clone());
-            if label.chars().count() > limits::MAX_LABEL {
+            if n.label.as_deref().unwrap_or(&n.id).chars().count() > limits::MAX_LABEL {
                 push(
                     ProblemKind::LabelTooLong,
                     &n.id,
@@ -168,39 +166,17 @@ impl ToolGraph {
                     push(ProblemKind::BadValue, &n.id, at(name), format!("{name} must be a finite number"));
                 }
             }
-            nodes.push(Node {
-                id: n.id.clone(),
-                label,
-                stage: n.stage.clone(),
-                base_cost: n.base_cost,
-                tool: n.tool,
-                join: match n.join {
-                    Some(JoinSpec { quorum }) => Join::Quorum(quorum),
-                    None => Join::Any,
-                },
-                retry: n.retry.unwrap_or_default(),
-                quota: n.quota,
-                rate_limit: n.rate_limit,
-                max_concurrent: n.max_concurrent,
-                probe_interval_ms: n.probe.as_ref().map(|p| p.interval_ms),
-                side_effect: n.side_effect,
-                // Resolved below, once every id is known.
-                compensate: None,
-                baseline_latency_ms: n.baseline_latency_ms,
-                validators: n.validators.clone(),
-                x: n.x,
-                y: n.y,
-            });
         }
 
         let mut edges = Vec::with_capacity(spec.edges.len());
+        let mut guarded: Vec<u32> = Vec::new();
         let mut guards: Vec<Guard> = Vec::new();
         let mut seen_pairs = BTreeSet::new();
         for (i, e) in spec.edges.iter().enumerate() {
             let at = format!("{}->{}", e.from, e.to);
             let path = |field: &str| format!("/edges/{i}/{field}");
-            let from = ids.get(&e.from).copied();
-            let to = ids.get(&e.to).copied();
+            let from = ids.get(e.from.as_str()).copied();
+            let to = ids.get(e.to.as_str()).copied();
             if from.is_none() {
                 push(
                     ProblemKind::UnknownNode,
@@ -221,13 +197,11 @@ impl ToolGraph {
             if e.from == e.to {
                 push(ProblemKind::SelfLoop, &at, path("to"), "edge leads from a node to itself".into());
             }
-            let guard = e.guard.as_ref().map(|g| {
+            if let Some(g) = &e.guard {
                 if g.field.is_empty() {
                     push(ProblemKind::BadValue, &at, path("guard/field"), "guard.field must be named".into());
                 }
-                guards.push(g.clone());
-                guards.len() as u32 - 1
-            });
+            }
             if let (Some(f), Some(t)) = (from, to) {
                 if !seen_pairs.insert((f, t)) {
                     push(
@@ -237,18 +211,23 @@ impl ToolGraph {
                         "a second edge between the same nodes".into(),
                     );
                 }
-                edges.push(Edge { from: f, to: t, cost: e.cost, guard });
+                if let Some(g) = &e.guard {
+                    // Within MAX_EDGES, so the index fits.
+                    guarded.push(edges.len() as u32);
+                    guards.push(g.clone());
+                }
+                edges.push(Edge { from: f, to: t, cost: e.cost });
             }
         }
 
+        // (node, the tool that compensates it), by node.
+        let mut compensations: Vec<(NodeIx, NodeIx)> = Vec::new();
         for (v, n) in spec.nodes.iter().enumerate() {
             let Some(by) = &n.compensate else { continue };
             let path = format!("/nodes/{v}/compensate");
-            match ids.get(by).copied() {
+            match ids.get(by.as_str()).copied() {
                 Some(c) if c != v && spec.nodes.get(c).is_some_and(|cn| cn.tool) => {
-                    if let Some(node) = nodes.get_mut(v) {
-                        node.compensate = Some(c);
-                    }
+                    compensations.push((v, c))
                 }
                 Some(_) => push(
                     ProblemKind::BadValue,
@@ -276,13 +255,13 @@ impl ToolGraph {
         let start = resolve_end(&mut push, &ids, spec.start.as_deref(), "start", ProblemKind::MissingStart);
         let goal = resolve_end(&mut push, &ids, spec.goal.as_deref(), "goal", ProblemKind::MissingGoal);
 
-        let n = nodes.len();
+        let n = spec.nodes.len();
         let mut in_degree = alloc::vec![0u32; n];
         for e in &edges {
             in_degree[e.to] += 1;
         }
-        for (v, node) in nodes.iter().enumerate() {
-            if let Join::Quorum(k) = node.join {
+        for (v, node) in spec.nodes.iter().enumerate() {
+            if let Some(JoinSpec { quorum: k }) = node.join {
                 if k == 0 || k > in_degree[v] {
                     push(
                         ProblemKind::BadQuorum,
@@ -324,6 +303,32 @@ impl ToolGraph {
             _ => return Err(GraphError::single(ProblemKind::MissingGoal, "goal", "missing start or goal")),
         };
 
+        // Every id is unique (a duplicate is a problem), so this is each node once, by id.
+        let by_id: Vec<u32> = ids.into_values().map(|v| v as u32).collect();
+        let GraphSpec {
+            schema,
+            version,
+            name,
+            nodes,
+            edges: _,
+            start: _,
+            goal: _,
+            stages,
+            risk_rules,
+            intents,
+        } = spec;
+        let mut compensations = compensations.into_iter().peekable();
+        // Not `collect`: it would reuse the descriptions' allocation, sized for the far larger
+        // `NodeSpec`s, and keep it.
+        let mut compact = Vec::with_capacity(nodes.len());
+        compact.extend(
+            nodes
+                .into_iter()
+                .enumerate()
+                .map(|(v, n)| Node::from_spec(n, compensations.next_if(|&(w, _)| w == v).map(|(_, c)| c))),
+        );
+        let nodes = compact;
+
         let (out_start, out_edges) = adjacency(n, &edges, |e| (e.from, e.to));
         let (in_start, in_edges) = adjacency(n, &edges, |e| (e.to, e.from));
         let quorum: Vec<u32> = nodes
@@ -337,10 +342,16 @@ impl ToolGraph {
         let (topo, topo_pos) = topological(n, &out_start, &out_edges, &edges);
         let topo_in = entering_in_order(&topo, &topo_pos, &in_start, &in_edges, &edges);
         let mut graph = ToolGraph {
-            spec,
+            schema,
+            version,
+            name,
+            stages,
+            risk_rules,
+            intents,
             nodes,
             edges,
-            ids,
+            by_id,
+            guarded,
             guards,
             out_start,
             out_edges,
@@ -356,7 +367,7 @@ impl ToolGraph {
             topo_in,
         };
         if !graph.reachable(start, goal) {
-            let id = graph.nodes[goal].id.clone();
+            let id = graph.id(goal).into();
             graph.warnings.push(Problem {
                 kind: ProblemKind::GoalUnreachable,
                 at: id,
@@ -413,7 +424,7 @@ fn pointer(path: &serde_path_to_error::Path) -> String {
 
 fn resolve_end(
     push: &mut impl FnMut(ProblemKind, &str, String, String),
-    ids: &BTreeMap<String, NodeIx>,
+    ids: &BTreeMap<&str, NodeIx>,
     id: Option<&str>,
     field: &str,
     missing: ProblemKind,

@@ -7,7 +7,7 @@
 mod build;
 mod spec;
 
-use alloc::collections::BTreeMap;
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -21,47 +21,199 @@ use crate::validate::Validator;
 /// Index of a node inside a [`ToolGraph`] (dense, `0..node_count`).
 pub type NodeIx = usize;
 
-/// A validated node.
+/// A validated node. What routing and the run read for every node sits inline; the attributes
+/// few nodes set, and what only export needs, sit behind one pointer that is absent for a plain
+/// node: 48 bytes a node (plus its id), where a struct of every attribute took 250.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
-    pub id: String,
-    pub label: String,
-    pub stage: Option<String>,
     pub base_cost: f64,
-    pub tool: bool,
     pub join: Join,
-    pub retry: RetryPolicy,
-    pub quota: Option<u32>,
-    pub rate_limit: Option<RateLimitSpec>,
-    pub max_concurrent: Option<u32>,
-    /// `probe.interval_ms`: the router asks for a probe of the tool while it is down.
-    pub probe_interval_ms: Option<u64>,
+    /// False for waypoints (start, goals) that complete without a call.
+    pub tool: bool,
     pub side_effect: bool,
-    /// The tool that undoes this one's side effect.
-    pub compensate: Option<NodeIx>,
-    pub baseline_latency_ms: Option<f64>,
-    pub validators: Vec<Validator>,
-    pub x: Option<f64>,
-    pub y: Option<f64>,
+    id: Box<str>,
+    attrs: Option<Box<NodeAttrs>>,
 }
 
-/// A validated edge.
+/// The attributes of a node that most nodes leave out, as written (`None` when absent, so
+/// that export gives back the description as read).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct NodeAttrs {
+    label: Option<String>,
+    stage: Option<String>,
+    description: Option<String>,
+    retry: Option<RetryPolicy>,
+    quota: Option<u32>,
+    rate_limit: Option<RateLimitSpec>,
+    max_concurrent: Option<u32>,
+    probe: Option<ProbeSpec>,
+    compensate: Option<NodeIx>,
+    baseline_latency_ms: Option<f64>,
+    validators: Vec<Validator>,
+    x: Option<f64>,
+    y: Option<f64>,
+}
+
+impl Node {
+    /// A validated description of a node; `compensate` is the index its `compensate` id names.
+    fn from_spec(n: NodeSpec, compensate: Option<NodeIx>) -> Node {
+        let NodeSpec {
+            id,
+            label,
+            stage,
+            base_cost,
+            tool,
+            join,
+            retry,
+            description,
+            quota,
+            side_effect,
+            compensate: _,
+            rate_limit,
+            max_concurrent,
+            probe,
+            baseline_latency_ms,
+            validators,
+            x,
+            y,
+        } = n;
+        let attrs = NodeAttrs {
+            label,
+            stage,
+            description,
+            retry,
+            quota,
+            rate_limit,
+            max_concurrent,
+            probe,
+            compensate,
+            baseline_latency_ms,
+            validators,
+            x,
+            y,
+        };
+        Node {
+            base_cost,
+            join: join.map_or(Join::Any, |j| Join::Quorum(j.quorum)),
+            tool,
+            side_effect,
+            id: id.into_boxed_str(),
+            attrs: (attrs != NodeAttrs::default()).then(|| Box::new(attrs)),
+        }
+    }
+
+    /// The node as written in a description; `id_of` names the compensating tool.
+    fn to_spec<'a>(&self, id_of: impl Fn(NodeIx) -> &'a str) -> NodeSpec {
+        let mut n = NodeSpec::new(String::from(&*self.id));
+        n.base_cost = self.base_cost;
+        n.tool = self.tool;
+        n.side_effect = self.side_effect;
+        n.join = match self.join {
+            Join::Any => None,
+            Join::Quorum(quorum) => Some(JoinSpec { quorum }),
+        };
+        if let Some(a) = &self.attrs {
+            n.label = a.label.clone();
+            n.stage = a.stage.clone();
+            n.description = a.description.clone();
+            n.retry = a.retry;
+            n.quota = a.quota;
+            n.rate_limit = a.rate_limit;
+            n.max_concurrent = a.max_concurrent;
+            n.probe = a.probe.clone();
+            n.compensate = a.compensate.map(|c| String::from(id_of(c)));
+            n.baseline_latency_ms = a.baseline_latency_ms;
+            n.validators = a.validators.clone();
+            n.x = a.x;
+            n.y = a.y;
+        }
+        n
+    }
+
+    fn attrs(&self) -> Option<&NodeAttrs> {
+        self.attrs.as_deref()
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+    /// The label to show: the one written, else the id.
+    pub fn label(&self) -> &str {
+        self.attrs().and_then(|a| a.label.as_deref()).unwrap_or(&self.id)
+    }
+    /// Capability tag, e.g. `payment`.
+    pub fn stage(&self) -> Option<&str> {
+        self.attrs().and_then(|a| a.stage.as_deref())
+    }
+    pub fn description(&self) -> Option<&str> {
+        self.attrs().and_then(|a| a.description.as_deref())
+    }
+    /// The retry policy, the default one when the node names none.
+    pub fn retry(&self) -> RetryPolicy {
+        self.attrs().and_then(|a| a.retry).unwrap_or_default()
+    }
+    pub fn quota(&self) -> Option<u32> {
+        self.attrs().and_then(|a| a.quota)
+    }
+    pub fn rate_limit(&self) -> Option<RateLimitSpec> {
+        self.attrs().and_then(|a| a.rate_limit)
+    }
+    pub fn max_concurrent(&self) -> Option<u32> {
+        self.attrs().and_then(|a| a.max_concurrent)
+    }
+    /// The probe the router asks for while the tool is down.
+    pub fn probe(&self) -> Option<&ProbeSpec> {
+        self.attrs().and_then(|a| a.probe.as_ref())
+    }
+    /// `probe.interval_ms`: the router asks for a probe of the tool while it is down.
+    pub fn probe_interval_ms(&self) -> Option<u64> {
+        self.probe().map(|p| p.interval_ms)
+    }
+    /// The tool that undoes this one's side effect.
+    pub fn compensate(&self) -> Option<NodeIx> {
+        self.attrs().and_then(|a| a.compensate)
+    }
+    pub fn baseline_latency_ms(&self) -> Option<f64> {
+        self.attrs().and_then(|a| a.baseline_latency_ms)
+    }
+    pub fn validators(&self) -> &[Validator] {
+        self.attrs().map_or(&[], |a| &a.validators)
+    }
+    pub fn x(&self) -> Option<f64> {
+        self.attrs().and_then(|a| a.x)
+    }
+    pub fn y(&self) -> Option<f64> {
+        self.attrs().and_then(|a| a.y)
+    }
+}
+
+/// A validated edge. Its guard, which few edges have, is in a side table
+/// ([`ToolGraph::guard`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Edge {
     pub from: NodeIx,
     pub to: NodeIx,
     pub cost: f64,
-    /// Index into [`ToolGraph::guards`] when the edge is guarded.
-    pub guard: Option<u32>,
 }
 
-/// A validated tool graph with compact adjacency for routing.
+/// A validated tool graph with compact adjacency for routing. It keeps no copy of the
+/// description it was built from: [`ToolGraph::to_spec`] re-creates it.
 #[derive(Clone, Debug)]
 pub struct ToolGraph {
-    spec: GraphSpec,
+    schema: Option<String>,
+    version: u32,
+    name: Option<String>,
+    /// The declared stage names, in pipeline order.
+    stages: Vec<String>,
+    risk_rules: Vec<RiskRule>,
+    intents: Vec<IntentRule>,
     nodes: Vec<Node>,
     edges: Vec<Edge>,
-    ids: BTreeMap<String, NodeIx>,
+    /// The node indices in order of id, for [`ToolGraph::index`]'s binary search: a map would
+    /// copy every id once more.
+    by_id: Vec<u32>,
+    /// `guards[k]` guards the edge `guarded[k]`; `guarded` ascends.
+    guarded: Vec<u32>,
     guards: Vec<Guard>,
     /// `out_edges[out_start[v]..out_start[v+1]]` are the edge indices leaving `v`, sorted by
     /// target index so that relaxation order (and so tie-breaking) is deterministic.
@@ -125,15 +277,50 @@ impl ToolGraph {
         &self.joins
     }
 
-    /// The description this graph was built from (for export and round trips).
-    pub fn spec(&self) -> &GraphSpec {
-        &self.spec
+    /// The description this graph was built from, re-created (for export and round trips):
+    /// `ToolGraph::from_spec(s)?.to_spec() == s`.
+    pub fn to_spec(&self) -> GraphSpec {
+        let mut guards = self.guarded.iter().zip(&self.guards).peekable();
+        let edges = self
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(e, edge)| EdgeSpec {
+                from: self.id(edge.from).into(),
+                to: self.id(edge.to).into(),
+                cost: edge.cost,
+                guard: guards.next_if(|&(&g, _)| g as usize == e).map(|(_, g)| g.clone()),
+            })
+            .collect();
+        GraphSpec {
+            schema: self.schema.clone(),
+            version: self.version,
+            name: self.name.clone(),
+            nodes: self.nodes.iter().map(|n| n.to_spec(|c| self.id(c))).collect(),
+            edges,
+            start: Some(self.id(self.start).into()),
+            goal: Some(self.id(self.goal).into()),
+            stages: self.stages.clone(),
+            risk_rules: self.risk_rules.clone(),
+            intents: self.intents.clone(),
+        }
     }
 
     /// The description as JSON.
     pub fn to_json(&self) -> String {
         // Serializing plain data to a String cannot fail.
-        serde_json::to_string_pretty(&self.spec).unwrap_or_default()
+        serde_json::to_string_pretty(&self.to_spec()).unwrap_or_default()
+    }
+
+    /// The graph's name, from its description.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The declared stage names, in pipeline order (see [`ToolGraph::stage_order`] for every
+    /// stage in use).
+    pub fn stages(&self) -> &[String] {
+        &self.stages
     }
 
     /// Warnings found by validation (the graph was still accepted).
@@ -168,12 +355,13 @@ impl ToolGraph {
 
     /// Index of the node with this id.
     pub fn index(&self, id: &str) -> Option<NodeIx> {
-        self.ids.get(id).copied()
+        let k = self.by_id.binary_search_by(|&v| self.id(v as usize).cmp(id)).ok()?;
+        self.by_id.get(k).map(|&v| v as usize)
     }
 
     /// Id of a node.
     pub fn id(&self, ix: NodeIx) -> &str {
-        &self.nodes[ix].id
+        self.nodes[ix].id()
     }
 
     /// Edge indices leaving `v`, ordered by target index.
@@ -220,11 +408,11 @@ impl ToolGraph {
 
     /// Stage names in display order: the declared order, then any others as first seen.
     pub fn stage_order(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.spec.stages.clone();
+        let mut out: Vec<String> = self.stages.clone();
         for n in &self.nodes {
-            if let Some(s) = &n.stage {
-                if !out.contains(s) {
-                    out.push(s.clone());
+            if let Some(s) = n.stage() {
+                if !out.iter().any(|o| o == s) {
+                    out.push(s.into());
                 }
             }
         }
@@ -233,7 +421,8 @@ impl ToolGraph {
 
     /// The guard of edge `e`, if any.
     pub fn guard(&self, e: usize) -> Option<&Guard> {
-        self.edges[e].guard.and_then(|g| self.guards.get(g as usize))
+        let k = self.guarded.binary_search(&u32::try_from(e).ok()?).ok()?;
+        self.guards.get(k)
     }
 
     /// Whether the graph has a guarded edge (and so may need revisits).
@@ -242,10 +431,10 @@ impl ToolGraph {
     }
 
     pub fn risk_rules(&self) -> &[RiskRule] {
-        &self.spec.risk_rules
+        &self.risk_rules
     }
 
     pub fn intents(&self) -> &[IntentRule] {
-        &self.spec.intents
+        &self.intents
     }
 }

@@ -306,7 +306,7 @@ impl HealthBook {
                 let until = until.unwrap_or(now);
                 // The owner probes once the cooldown is over, and no sooner than its probe
                 // interval allows: the lease covers both, so the others do not probe meanwhile.
-                let lease = cooldown.max(graph.node(v).probe_interval_ms.unwrap_or(0));
+                let lease = cooldown.max(graph.node(v).probe_interval_ms().unwrap_or(0));
                 if let Some(h) = self.fleet.held.get_mut(v) {
                     *h = Some(until.saturating_add(lease));
                 }

@@ -205,14 +205,14 @@ impl HealthBook {
                     breaker: Breaker::new(config),
                     latencies: VecDeque::new(),
                     calls: VecDeque::new(),
-                    baseline_ms: n.baseline_latency_ms,
-                    quota: n.quota,
+                    baseline_ms: n.baseline_latency_ms(),
+                    quota: n.quota(),
                     base_cost: n.base_cost,
                     concurrency: Concurrency::new(
                         admission.initial_concurrency,
-                        n.max_concurrent.or(admission.max_concurrent),
+                        n.max_concurrent().or(admission.max_concurrent),
                     ),
-                    bucket: n.rate_limit.map(|r| TokenBucket::new(r.calls, r.per_ms)),
+                    bucket: n.rate_limit().map(|r| TokenBucket::new(r.calls, r.per_ms)),
                     retries_in_flight: 0,
                 })
                 .collect(),

@@ -70,7 +70,7 @@ impl HealthBook {
         let mut moved = Vec::new();
         self.poll(now, &mut moved);
         for v in 0..graph.node_count().min(self.tools.len()) {
-            let Some(interval) = graph.node(v).probe_interval_ms else { continue };
+            let Some(interval) = graph.node(v).probe_interval_ms() else { continue };
             if self.state(v) != BreakerState::HalfOpen {
                 continue;
             }
@@ -93,7 +93,7 @@ impl HealthBook {
     pub fn next_probe_at(&self, graph: &ToolGraph, now: Millis) -> Option<Millis> {
         (0..graph.node_count().min(self.tools.len()))
             .filter_map(|v| {
-                let interval = graph.node(v).probe_interval_ms?;
+                let interval = graph.node(v).probe_interval_ms()?;
                 let t = self.tools.get(v)?;
                 if t.breaker.state() == BreakerState::Closed || self.probes.out.get(v) == Some(&true) {
                     return None;

@@ -139,7 +139,7 @@ impl Run {
             }
             out.push(u);
             let node = env.graph.node(u);
-            if node.side_effect && node.compensate.is_none() && !self.nodes[u].compensated {
+            if node.side_effect && node.compensate().is_none() && !self.nodes[u].compensated {
                 break;
             }
         }
@@ -155,7 +155,7 @@ impl Run {
         let points = self.branch_points(env);
         let blocker = *points.last()?;
         let node = env.graph.node(blocker);
-        if !(node.side_effect && node.compensate.is_none()) || points.len() == self.completion.len() {
+        if !(node.side_effect && node.compensate().is_none()) || points.len() == self.completion.len() {
             return None;
         }
         let all: Vec<NodeIx> = self.completion.iter().copied().filter(|&u| self.nodes[u].completed).collect();
@@ -176,7 +176,8 @@ impl Run {
             .collect();
         for &w in &past {
             let node = env.graph.node(w);
-            if let (true, Some(by), false) = (node.side_effect, node.compensate, self.nodes[w].compensated) {
+            if let (true, Some(by), false) = (node.side_effect, node.compensate(), self.nodes[w].compensated)
+            {
                 self.compensations.push_back((w, by));
             }
         }

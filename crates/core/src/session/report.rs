@@ -51,7 +51,7 @@ impl Run {
         let (failure, implicit) = match result {
             ToolResult::Ok { output, latency_ms } => {
                 let scope = validate::Scope { context: &self.context, now: self.now };
-                match validate::check_all(&env.graph.node(v).validators, &output, &scope) {
+                match validate::check_all(env.graph.node(v).validators(), &output, &scope) {
                     Ok(()) => {
                         self.emit(EventKind::ToolSucceeded { tool: tool.to_string(), latency_ms });
                         // A waypoint keeps no result (a host can only report one by redirecting
@@ -96,7 +96,7 @@ impl Run {
                 self.escalate_input(env, v, failure.agent_action);
             }
             Category::Service => {
-                let policy = env.graph.node(v).retry;
+                let policy = env.graph.node(v).retry();
                 let retry = failure.transient && self.nodes[v].retries_used < policy.attempts;
                 let observed = if retry { Observation::Failure } else { Observation::Outage };
                 let t = env.health.settle(permit, observed, self.now);
@@ -126,7 +126,7 @@ impl Run {
         node.retries_used += 1;
         self.counts.retries += 1;
         let seed = (v as u64).rotate_left(32) ^ u64::from(attempt).rotate_left(16) ^ self.now;
-        let wait = backoff(&env.graph.node(v).retry, node.retries_used, seed);
+        let wait = backoff(&env.graph.node(v).retry(), node.retries_used, seed);
         // Saturating: a description may declare any u64 backoff (found by fuzzing; it overflowed).
         let not_before = self.now.saturating_add(wait);
         self.retry_at.insert(v, (attempt + 1, not_before));
@@ -312,7 +312,7 @@ impl Run {
             message: failure.message.clone(),
             agent_action: failure.agent_action.clone(),
         });
-        let policy = env.graph.node(v).retry;
+        let policy = env.graph.node(v).retry();
         let retry = failure.category == Category::Service
             && failure.transient
             && self.nodes[v].retries_used < policy.attempts;

@@ -283,7 +283,7 @@ impl PerturbedTools {
             family,
             duration: task.duration,
             record: task.record.clone(),
-            contracts: graph.nodes().iter().map(|n| String::from(task.contract_of(&n.id))).collect(),
+            contracts: graph.nodes().iter().map(|n| String::from(task.contract_of(n.id()))).collect(),
             seed: task.seed,
             victim_calls: 0,
             first_at: 0,
@@ -441,8 +441,8 @@ pub fn run_with(task: &GeneratedTask, fault: &FaultProfile, setup: &Setup) -> Pe
         return failed(run_flags_failed(task));
     };
     let has_alternative = graph.index(&fault.target).is_some_and(|t| {
-        let stage = &graph.node(t).stage;
-        graph.nodes().iter().filter(|n| n.tool && n.stage == *stage).count() > 1
+        let stage = graph.node(t).stage();
+        graph.nodes().iter().filter(|n| n.tool && n.stage() == stage).count() > 1
     });
     let context = task.record.context().into_iter().collect();
     let Ok(mut session) = Session::new(graph.clone(), Task { context, ..Task::default() }, EPOCH_MS) else {

@@ -271,7 +271,7 @@ impl Scenario {
         Scenario {
             id: "custom".to_string(),
             domain: "custom".to_string(),
-            title: graph.spec().name.clone().unwrap_or_else(|| "Imported graph".to_string()),
+            title: graph.name().unwrap_or("Imported graph").to_string(),
             description: String::new(),
             task: Task::default(),
             failures: Vec::new(),

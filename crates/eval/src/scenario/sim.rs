@@ -77,7 +77,7 @@ impl MockLlm {
                 .completed
                 .iter()
                 .filter_map(|id| graph.index(id))
-                .any(|v| graph.node(v).stage.as_deref() == Some(stage))
+                .any(|v| graph.node(v).stage() == Some(stage))
         };
         self.decide_with(request.reason, &request.goal, &stage_done)
     }

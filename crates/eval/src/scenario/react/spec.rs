@@ -153,8 +153,7 @@ impl ReactSpec {
     /// and the task is the graph's goal through the declared stages in order. `None` without
     /// stages: there is no task to tell the agent.
     pub fn from_graph(graph: &ToolGraph) -> Option<ReactSpec> {
-        let spec = graph.spec();
-        if spec.stages.is_empty() {
+        if graph.stages().is_empty() {
             return None;
         }
         let tools = (0..graph.node_count())
@@ -162,16 +161,16 @@ impl ReactSpec {
             .map(|v| {
                 let n = graph.node(v);
                 CatalogueEntry {
-                    tool: n.id.clone(),
-                    description: n.label.clone(),
-                    capability: n.stage.clone().unwrap_or_else(|| n.id.clone()),
+                    tool: n.id().into(),
+                    description: n.label().into(),
+                    capability: n.stage().unwrap_or(n.id()).into(),
                 }
             })
             .collect();
         let goal = graph.id(graph.goal()).to_string();
-        let plan = spec.stages.iter().map(|s| Need { capability: s.clone(), count: 1 }).collect();
+        let plan = graph.stages().iter().map(|s| Need { capability: s.clone(), count: 1 }).collect();
         Some(ReactSpec {
-            task: spec.name.clone().unwrap_or_else(|| "Reach the goal.".to_string()),
+            task: graph.name().unwrap_or("Reach the goal.").to_string(),
             goal: goal.clone(),
             tools,
             goals: alloc::vec![GoalSpec { goal, description: String::new(), plans: alloc::vec![plan] }],
