@@ -31,6 +31,20 @@ fn malformed_json_names_line_and_column() {
 }
 
 #[test]
+fn text_after_the_description_is_refused() {
+    // Found by fuzzing: two descriptions pasted one after the other were read as the first.
+    let one = r#"{"nodes":[{"id":"a"},{"id":"b"}],"edges":[{"from":"a","to":"b","cost":1}],"start":"a","goal":"b"}"#;
+    for tail in ["{}", "]", " x", one] {
+        let text = format!("{one}{tail}");
+        let e = ToolGraph::from_json(&text).expect_err("trailing text is refused");
+        assert_eq!(e.problems[0].kind, ProblemKind::MalformedJson, "{text}");
+        assert!(e.problems[0].message.contains("trailing characters"), "{}", e.problems[0].message);
+    }
+    // Whitespace after it is not text.
+    assert!(ToolGraph::from_json(&format!("{one} \n\t")).is_ok());
+}
+
+#[test]
 fn each_kind_of_problem_names_the_offender() {
     let cases: &[(&str, ProblemKind, &str)] = &[
         (r#"{"nodes":[{"id":"a"},{"id":"a"}],"start":"a","goal":"a"}"#, DuplicateId, "a"),

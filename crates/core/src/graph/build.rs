@@ -20,10 +20,7 @@ impl ToolGraph {
                 format!("description is {} bytes, the limit is {}", text.len(), limits::MAX_JSON_BYTES),
             ));
         }
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let spec: GraphSpec = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = pointer(e.path());
-            let e = e.into_inner();
+        let malformed = |e: serde_json::Error, path: String| {
             let mut err = GraphError::single(
                 ProblemKind::MalformedJson,
                 "json",
@@ -31,7 +28,15 @@ impl ToolGraph {
             );
             err.problems[0].path = path;
             err
+        };
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let spec: GraphSpec = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+            let path = pointer(e.path());
+            malformed(e.into_inner(), path)
         })?;
+        // Text after the description (a second object, a stray bracket) is refused, not
+        // silently dropped: it is most likely a description pasted twice or cut wrong.
+        de.end().map_err(|e| malformed(e, String::new()))?;
         ToolGraph::from_spec(spec)
     }
 
