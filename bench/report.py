@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+from units import fmt_ns
+
 RESULTS, INDEX = sys.argv[1], sys.argv[2]
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 index = json.load(open(INDEX))
@@ -98,18 +100,6 @@ def target_dir():
         return json.loads(meta)["target_directory"]
     except ValueError:
         return os.path.join(REPO, "target")
-
-
-def fmt_ns(ns):
-    if ns is None:
-        return "—"
-    if ns < 1e3:
-        return f"{ns:.0f} ns"
-    if ns < 1e6:
-        return f"{ns / 1e3:.3g} µs"
-    if ns < 1e9:
-        return f"{ns / 1e6:.3g} ms"
-    return f"{ns / 1e9:.3g} s"
 
 
 def cell(graph, col):

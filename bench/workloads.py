@@ -8,6 +8,8 @@ import json
 import os
 import sys
 
+from units import fmt_ns
+
 CRITERION, NODE, LOAD = sys.argv[1], sys.argv[2], sys.argv[3]
 node = json.load(open(NODE))
 
@@ -23,16 +25,6 @@ js = {(r["workload"], r["lib"]): r for r in node["results"]}
 def js_ns(workload, lib):
     r = js.get((workload, lib), {})
     return r.get("median_ns")
-
-
-def fmt_ns(ns):
-    if ns is None:
-        return "—"
-    if ns < 1e3:
-        return f"{ns:.0f} ns"
-    if ns < 1e6:
-        return f"{ns / 1e3:.3g} µs"
-    return f"{ns / 1e6:.3g} ms"
 
 
 def ratio(slow, fast):
