@@ -4,7 +4,6 @@
 """
 
 import glob
-import gzip
 import json
 import os
 import subprocess
@@ -92,14 +91,6 @@ def cmd(*args):
         return subprocess.run(args, capture_output=True, text=True, check=True).stdout.strip()
     except Exception:
         return "unknown"
-
-
-def target_dir():
-    meta = cmd("cargo", "metadata", "--format-version", "1", "--no-deps")
-    try:
-        return json.loads(meta)["target_directory"]
-    except ValueError:
-        return os.path.join(REPO, "target")
 
 
 def cell(graph, col):
@@ -373,32 +364,6 @@ if native:
       f"(ids, labels and what routing reads in compact arrays; export re-creates the description); routing adds at most {native['shr_route_peak_heap_bytes'] / MB:.2f} MiB "
       f"(reused buffers and the plan). petgraph: `to_petgraph()` holds {native['petgraph_graph_heap_bytes'] / MB:.1f} MiB, "
       f"astar adds up to {native['petgraph_route_peak_heap_bytes'] / MB:.2f} MiB per query.")
-    w("")
-
-# ---- wasm size ------------------------------------------------------------------------------
-w("## wasm module size")
-w("")
-wasm_files = sorted(glob.glob(os.path.join(REPO, "crates/wasm/pkg/**/*.wasm"), recursive=True))
-# The page's module, when trunk has built it (dist/).
-wasm_files += sorted(glob.glob(os.path.join(REPO, "dist/*.wasm")))
-if wasm_files:
-    w("Targets of issue #26: the npm module at most 120 KB gzipped, the page's at most 220 KB.")
-    w("")
-    w("| file | bytes | gzip -9 |")
-    w("| --- | ---: | ---: |")
-    for f in wasm_files:
-        data = open(f, "rb").read()
-        w(f"| {os.path.relpath(f, REPO)} | {len(data):,} | {len(gzip.compress(data, 9)):,} |")
-else:
-    w("pending: crates/wasm/pkg has no .wasm file yet.")
-w("")
-# What the npm module's bytes are: cargo's output still has the function names.
-named = os.path.join(target_dir(), "wasm32-unknown-unknown", "wasm-pkg", "shr_wasm.wasm")
-if os.path.exists(named):
-    w("The npm module's code by crate (`python3 bench/wasm_sizes.py`, on cargo's output before "
-      "wasm-bindgen and `wasm-opt -O3`, which shrink it by about a fifth):")
-    w("")
-    w(cmd("python3", os.path.join(REPO, "bench", "wasm_sizes.py"), named))
     w("")
 
 # ---- notes ----------------------------------------------------------------------------------
