@@ -27,6 +27,20 @@ test('the page loads a real graph routed by shr-core', async () => {
   noErrors(page);
 });
 
+test('a placeholder shows while the module loads, and says why when it cannot start', async () => {
+  const page = await open(env.browser, env.url);
+  assert.equal(await page.$('#loading'), null, 'the app removed the placeholder when it started');
+  noErrors(page);
+  // The module refused: the page says so instead of staying blank.
+  const ctx = await env.browser.newContext();
+  await ctx.route('**/*_bg.wasm', (r) => r.fulfill({ status: 404, body: 'gone' }));
+  const broken = await ctx.newPage();
+  await broken.goto(env.url, { timeout: 30_000 });
+  await broken.waitForSelector('#loading.failed', { timeout: 15_000 });
+  assert.match(await broken.textContent('#loading'), /The visualizer could not start: \S/);
+  await ctx.close();
+});
+
 test('the page fetches nothing from another origin, and the harness would see it if it did', async () => {
   const page = await open(env.browser, `${env.url}?scenario=S2`);
   // Everything it loaded (the page, its wasm, ELK's worker) came from its own server.

@@ -25,4 +25,10 @@ mod words;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);
+    // index.html's placeholder, shown while the module loaded.
+    if let Some(placeholder) =
+        web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("loading"))
+    {
+        placeholder.remove();
+    }
 }
