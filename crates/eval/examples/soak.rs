@@ -110,10 +110,12 @@ fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
     let mut edges = Vec::with_capacity(pairs.len());
     for &(a, b) in &pairs {
         indeg[b] += 1;
-        let guard = (guarded && rng.below(4) == 0).then(|| Guard {
-            field: "ok".into(),
-            equals: Value::Bool(rng.below(2) == 0),
-            negate: rng.below(4) == 0,
+        let guard = (guarded && rng.below(4) == 0).then(|| {
+            Box::new(Guard {
+                field: "ok".into(),
+                equals: Value::Bool(rng.below(2) == 0),
+                negate: rng.below(4) == 0,
+            })
         });
         edges.push(EdgeSpec {
             from: format!("n{a}"),

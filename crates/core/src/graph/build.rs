@@ -219,7 +219,7 @@ impl ToolGraph {
                 if let Some(g) = &e.guard {
                     // Within MAX_EDGES, so the index fits.
                     guarded.push(edges.len() as u32);
-                    guards.push(g.clone());
+                    guards.push(Guard::clone(g));
                 }
                 edges.push(Edge { from: f, to: t, cost: e.cost });
             }

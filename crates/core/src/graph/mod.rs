@@ -289,7 +289,7 @@ impl ToolGraph {
                 from: self.id(edge.from).into(),
                 to: self.id(edge.to).into(),
                 cost: edge.cost,
-                guard: guards.next_if(|&(&g, _)| g as usize == e).map(|(_, g)| g.clone()),
+                guard: guards.next_if(|&(&g, _)| g as usize == e).map(|(_, g)| Box::new(g.clone())),
             })
             .collect();
         GraphSpec {
