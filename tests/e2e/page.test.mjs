@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { readdirSync, readFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { readdirSync } from 'node:fs';
 import { useBrowser, open, shot, nodeClass, waitClass, text, pick, end } from './harness.mjs';
+import { BUDGET, assertWithinBudget } from '../size-budget.mjs';
 
 const env = useBrowser();
 
@@ -29,18 +29,11 @@ test('the page loads a real graph routed by shr-core', async () => {
   noErrors(page);
 });
 
-// The page's module, guarded like the npm module (tests/node/size.test.mjs): past the budget a
-// change fails here, and raising it is a decision its commit explains. Node's zlib, level 9:
-// 532,856 bytes on 2026-11-26, and room for a toolchain update's drift.
-const PAGE_BUDGET = 560_000;
-
-test('the page\'s module stays within its size budget', () => {
+test('the page\'s module stays within its size budget (tests/size-budget.mjs)', () => {
   const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
   const modules = readdirSync(dist).filter((f) => f.endsWith('.wasm'));
   assert.equal(modules.length, 1, `one module in dist/ (${modules})`);
-  const gz = gzipSync(readFileSync(dist + modules[0]), { level: 9 }).length;
-  console.log(`# ${modules[0]}: ${gz} bytes gzipped, budget ${PAGE_BUDGET}`);
-  assert.ok(gz <= PAGE_BUDGET, `${gz} bytes gzipped, over the budget of ${PAGE_BUDGET}`);
+  assertWithinBudget(dist + modules[0], BUDGET.page);
 });
 
 test('a placeholder shows while the module loads, and says why when it cannot start', async () => {

@@ -1,0 +1,21 @@
+// The wasm modules' size budgets, held by two tests: tests/node/size.test.mjs (the npm module)
+// and tests/e2e/page.test.mjs (the page's, built later in the test command). The npm module grew
+// from 163 KB to 297 KB gzipped one feature at a time with nobody deciding it (issue 26): a change
+// that takes a module past its budget fails, and raising the budget is a decision its commit
+// explains. Sizes are Node's zlib at level 9, about 1.5% above the gzip -9 figures BENCHMARKS.md
+// reports (`scripts/bench --sizes`, with the npm module's code by crate).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+/** Bytes gzipped. On 2026-11-26: npm 300,393, page 532,856; the rest is room for the drift of
+ * a toolchain update. */
+export const BUDGET = { npm: 315_000, page: 560_000 };
+
+/** Asserts that the module at `path`, gzipped, is within `budget` bytes. */
+export function assertWithinBudget(path, budget) {
+  const gz = gzipSync(readFileSync(path), { level: 9 }).length;
+  console.log(`# ${basename(path)}: ${gz} bytes gzipped, budget ${budget}`);
+  assert.ok(gz <= budget, `${path}: ${gz} bytes gzipped, over the budget of ${budget}`);
+}
