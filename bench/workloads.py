@@ -82,6 +82,22 @@ for kind, group in (("layered", "layered"), ("pairs", "pairs")):
             f"| {ratio(pgd, shr)} | {ratio(pgd, router)} |"
         )
 out.append("")
+out.append("### Quorum joins (native)")
+out.append("")
+out.append(
+    "The layered graphs and queries above with quorum joins of 2 (the sink, and the first tool of each "
+    "layer after the first, take two results of the layer before), so every plan is a tree of branches. "
+    "No peer expresses a join; the comparison is with the one-sided generalized Dijkstra (Knuth) that "
+    "routed join graphs before the sweep took them. The sink's join can be starved by failed tools, so "
+    "some queries have no plan; both answer the same."
+)
+out.append("")
+out.append("| nodes | shr (sweep) | shr `Router::route` | one-sided Dijkstra | one-sided / sweep |")
+out.append("|---:|---:|---:|---:|---:|")
+for n in sizes("layered"):
+    shr, router, one = criterion_ns("joins", "shr", n), criterion_ns("joins", "shr_router", n), criterion_ns("joins", "shr_one_sided", n)
+    out.append(f"| {n:,} | {fmt_ns(shr)} | {fmt_ns(router)} | {fmt_ns(one)} | {ratio(one, shr)} |")
+out.append("")
 out.append("### From JavaScript (Node " + node.get("node", "?") + ")")
 out.append("")
 out.append("| workload | nodes | shr-wasm `route` | ngraph.path aStar (h=0) | graphology dijkstra.bidirectional | ngraph / shr-wasm | graphology / shr-wasm |")

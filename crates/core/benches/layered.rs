@@ -5,7 +5,10 @@
 //!   of 2-8 alternative tools where every tool of a layer leads to every tool of the next, a
 //!   sink); each query from the source to the sink with 0-3 failed tools (64 queries in turn);
 //! - `pairs/<lib>/<n>`: 64 random start/goal pairs on the random digraphs `rand_1000` and
-//!   `rand_100000`, no failures.
+//!   `rand_100000`, no failures;
+//! - `joins/<lib>/<n>`: the layered graphs and queries with quorum joins of 2 (the sink, and the
+//!   first tool of each layer after the first), which petgraph cannot express: the sweep against
+//!   the one-sided Dijkstra that routed join graphs before it.
 //!
 //! Libraries:
 //! - `shr`: `Dijkstra::route_into` as a router calls it (the topological sweep on acyclic graphs
@@ -14,6 +17,8 @@
 //! - `shr_router`: the whole `Router::route` a host calls, one router per failure set (its
 //!   failed tools marked down), over the live weights it remembers between routes;
 //! - `shr_two_sided` (layered only): the two-sided search on the same queries;
+//! - `shr_one_sided` (joins only): Knuth's generalized Dijkstra, forced by an observer that asks
+//!   for the steps (and drops them);
 //! - `petgraph_dijkstra`: petgraph's `dijkstra` with the goal given (it stops there);
 //! - `petgraph_astar`: petgraph's `astar` with a zero heuristic.
 //!
@@ -25,7 +30,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use petgraph::algo::{astar, dijkstra};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
-use shr_core::algo::{entered_weight, Bidirectional, Dijkstra, EdgeWeight, Plan};
+use shr_core::algo::{entered_weight, Bidirectional, Dijkstra, EdgeWeight, Observer, Plan};
 use shr_core::{Router, ToolGraph};
 
 #[path = "common/workloads.rs"]
@@ -163,5 +168,89 @@ fn bench_pairs(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_layered, bench_pairs);
+/// Asks for the steps of a search and drops them: routes through the one-sided Dijkstra.
+struct OneSided;
+
+impl Observer for OneSided {}
+
+/// `graph` with quorum joins of 2: the sink takes two results of the last layer, and the first
+/// tool of every layer after the first takes two of the layer before (an aggregator). Every
+/// plan is then a tree of branches.
+fn with_joins(graph: &serde_json::Value) -> serde_json::Value {
+    let mut g = graph.clone();
+    let inputs =
+        |id: &str| graph["edges"].as_array().map_or(0, |es| es.iter().filter(|e| e["to"] == id).count());
+    if let Some(nodes) = g["nodes"].as_array_mut() {
+        for node in nodes.iter_mut() {
+            let id = node["id"].as_str().unwrap_or_default();
+            let opens_layer = id.starts_with('l') && id.ends_with("t0") && id != "l0t0";
+            if (opens_layer || id == "sink") && inputs(id) >= 2 {
+                node["join"] = serde_json::json!({ "quorum": 2 });
+            }
+        }
+    }
+    g
+}
+
+fn bench_joins(c: &mut Criterion) {
+    for n in LAYERED_SIZES {
+        let plain = layered_graph(n, layered_seed(n));
+        let queries = layered_queries(&plain, layered_query_seed(n));
+        let g = ToolGraph::from_json(&with_joins(&plain).to_string()).expect("the workload graphs are valid");
+        assert!(!g.join_nodes().is_empty(), "joins {n}: the graph has joins");
+        let failed: Vec<Vec<bool>> =
+            queries.iter().map(|q| (0..g.node_count()).map(|v| q.failed.contains(&v)).collect()).collect();
+        let (mut d, mut plan, mut one) = (Dijkstra::new(), Plan::default(), Plan::default());
+        let mut routers: Vec<Router> = queries
+            .iter()
+            .map(|q| {
+                let mut r = Router::new(g.clone());
+                for &v in &q.failed {
+                    r.mark_down(v, 0);
+                }
+                r
+            })
+            .collect();
+        let mut routed = 0;
+        for ((q, f), router) in queries.iter().zip(&failed).zip(&mut routers) {
+            let live = Failed { g: &g, failed: f };
+            let swept = d.route_into(&g, &[q.start], q.goal, &live, &mut (), &mut plan).then_some(plan.cost);
+            let slow =
+                d.route_into(&g, &[q.start], q.goal, &live, &mut OneSided, &mut one).then_some(one.cost);
+            assert_eq!(swept, slow, "joins {n}: the sweep and the one-sided search disagree");
+            routed += usize::from(swept.is_some());
+            assert_eq!(router.route(q.start, q.goal, 1).map(|p| p.cost), swept, "joins {n}: the router");
+        }
+        // The sink's join can be starved by failed tools of the last layer; most queries route.
+        assert!(routed * 2 >= queries.len(), "joins {n}: {routed} of {} queries routed", queries.len());
+        let mut c = c.benchmark_group("joins");
+        let mut i = 0usize;
+        c.bench_function(BenchmarkId::new("shr", n), |b| {
+            b.iter(|| {
+                i = (i + 1) % queries.len();
+                let (q, live) = (&queries[i], Failed { g: &g, failed: &failed[i] });
+                d.route_into(&g, black_box(&[q.start]), black_box(q.goal), &live, &mut (), &mut plan);
+                black_box(plan.cost)
+            })
+        });
+        c.bench_function(BenchmarkId::new("shr_router", n), |b| {
+            b.iter(|| {
+                i = (i + 1) % queries.len();
+                let q = &queries[i];
+                black_box(routers[i].route(black_box(q.start), black_box(q.goal), 1).map(|p| p.cost))
+            })
+        });
+        c.bench_function(BenchmarkId::new("shr_one_sided", n), |b| {
+            b.iter(|| {
+                i = (i + 1) % queries.len();
+                let (q, live) = (&queries[i], Failed { g: &g, failed: &failed[i] });
+                d.route_into(&g, black_box(&[q.start]), black_box(q.goal), &live, &mut OneSided, &mut plan);
+                black_box(plan.cost)
+            })
+        });
+        c.finish();
+    }
+}
+
+criterion_group!(benches, bench_layered, bench_pairs, bench_joins);
 criterion_main!(benches);

@@ -462,3 +462,120 @@ impl shr_core::algo::EdgeWeight for Factored<'_> {
         Some(self.factor[v])
     }
 }
+
+/// Acyclic graphs with quorum joins on the way: every node after the first is entered from one
+/// to four earlier nodes (so all can be reached from `n0`), half of those with two or more
+/// inputs needing a quorum of 2 or 3, the goal in the last third, one tool in seven failed.
+fn join_dag_case(max_nodes: usize) -> impl Strategy<Value = Case> {
+    (3..=max_nodes)
+        .prop_flat_map(|n| {
+            let inputs = prop::collection::vec(prop::collection::vec((0..n, 0u32..=20), 1..=4), n);
+            let joins = prop::collection::vec((0u32..2, 2u32..=3), n);
+            let failed = prop::collection::vec(prop::bool::weighted(0.15), n);
+            (Just(n), inputs, joins, failed, (2 * n / 3)..n)
+        })
+        .prop_map(|(n, inputs, joins, failed, goal)| {
+            let mut nodes = Vec::new();
+            let mut edges = Vec::new();
+            for (v, ins) in inputs.iter().enumerate() {
+                let mut node = json!({ "id": format!("n{v}") });
+                let mut from: Vec<(usize, u32)> =
+                    if v == 0 { Vec::new() } else { ins.iter().map(|&(u, c)| (u % v, c)).collect() };
+                from.sort_unstable_by_key(|f| f.0);
+                from.dedup_by_key(|f| f.0);
+                if joins[v].0 == 0 && from.len() >= 2 {
+                    node["join"] = json!({ "quorum": joins[v].1.min(from.len() as u32) });
+                }
+                for (u, c) in from {
+                    edges.push(
+                        json!({ "from": format!("n{u}"), "to": format!("n{v}"), "cost": c as f64 / 2.0 }),
+                    );
+                }
+                nodes.push(node);
+            }
+            let spec = json!({ "nodes": nodes, "edges": edges, "start": "n0", "goal": format!("n{goal}") });
+            let graph = ToolGraph::from_json(&spec.to_string()).expect("generated graphs are valid");
+            debug_assert!(n == graph.node_count());
+            Case { graph, failed }
+        })
+}
+
+/// What a plan costs, computed from the plan alone: nothing at a source, the cheapest feeding
+/// edge's source plus its weight at a node, the sum over its feeding edges at a join (Knuth's
+/// superior function, each branch paying its own way). Also checks that each node comes after
+/// the nodes feeding it and is fed as its join needs.
+fn plan_value(c: &Case, plan: &Plan, sources: &[usize], w: &dyn Fn(usize) -> f64) -> f64 {
+    let at = |v: usize| plan.nodes.iter().position(|&x| x == v).expect("plan edges join plan nodes");
+    let mut value = vec![f64::NAN; c.graph.node_count()];
+    for &v in &plan.nodes {
+        if sources.contains(&v) {
+            value[v] = 0.0;
+            continue;
+        }
+        let feeds: Vec<usize> = plan.edges.iter().copied().filter(|&e| c.graph.edge(e).to == v).collect();
+        let need = match c.graph.node(v).join {
+            Join::Any => 1,
+            Join::Quorum(k) => k as usize,
+        };
+        assert_eq!(feeds.len(), need, "n{v} fed by {} plan edges, needs {need}", feeds.len());
+        let mut sum = 0.0;
+        for e in feeds {
+            let from = c.graph.edge(e).from;
+            assert!(at(from) < at(v), "n{from} feeds n{v} but comes after it");
+            assert!(w(e).is_finite(), "plan edge {e} is unusable");
+            sum += value[from] + w(e);
+        }
+        value[v] = sum;
+    }
+    plan.nodes.last().map_or(f64::NAN, |&g| value[g])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Quorum joins fit the sweep: on acyclic graphs with joins it finds the oracle's cost and
+    /// the one-sided Dijkstra's, with a plan that costs what it says (each node after its
+    /// feeders, each join fed `k` times); pulling gives the push sweep's plan; a Dijkstra nobody
+    /// records answers with the sweep's plan; and the same inputs give the same plan again.
+    #[test]
+    fn the_sweep_takes_quorum_joins(
+        c in join_dag_case(120),
+        factors in prop::collection::vec(prop_oneof![8 => 0u32..16, 1 => Just(u32::MAX)], 120),
+        extra in prop::collection::vec(0usize..120, 0..3),
+    ) {
+        let sources: Vec<usize> = core::iter::once(c.graph.start())
+            .chain(extra.into_iter().filter(|&s| s < c.graph.node_count()))
+            .collect();
+        let g = c.graph.goal();
+        let factor: Vec<f64> = (0..c.graph.node_count())
+            .map(|v| if factors[v] == u32::MAX || c.failed[v] { f64::INFINITY } else { factors[v] as f64 / 4.0 })
+            .collect();
+        let pull = Factored { graph: &c.graph, factor: &factor };
+        let push = |e: usize| shr_core::algo::entered_weight(c.graph.edge(e).cost, factor[c.graph.edge(e).to]);
+        let mut sweep = shr_core::algo::TopoSweep::new();
+        let (mut a, mut b) = (Plan::default(), Plan::default());
+        let pushed = sweep.route_into(&c.graph, &sources, g, &push, &mut a);
+        let pushed_count = sweep.swept_count();
+        let pulled = sweep.route_into(&c.graph, &sources, g, &pull, &mut b);
+        prop_assert_eq!(pushed, pulled);
+        prop_assert_eq!(&a, &b);
+        prop_assert_eq!(pushed_count, sweep.swept_count());
+        let want = oracle::cheapest_cost(&c.graph, &sources, g, &push);
+        let one = Dijkstra::new().route(&c.graph, &sources, g, &push, &mut Trace::default());
+        prop_assert_eq!(pulled, want.is_some());
+        prop_assert_eq!(one.is_some(), want.is_some());
+        if let (Some(o), Some(q)) = (want, one) {
+            prop_assert!(close(b.cost, o) && close(q.cost, o), "sweep {} one-sided {} oracle {}", b.cost, q.cost, o);
+            prop_assert_eq!(b.nodes.last(), Some(&g));
+            let value = plan_value(&c, &b, &sources, &push);
+            prop_assert!(close(value, b.cost), "the plan is worth {value}, says {}", b.cost);
+        }
+        let mut routed = Plan::default();
+        let found = Dijkstra::new().route_into(&c.graph, &sources, g, &pull, &mut (), &mut routed);
+        prop_assert_eq!(found, pulled);
+        prop_assert_eq!(&routed, &b);
+        let mut again = Plan::default();
+        sweep.route_into(&c.graph, &sources, g, &pull, &mut again);
+        prop_assert_eq!(&again, &b);
+    }
+}

@@ -7,9 +7,10 @@
 //! Ties are broken by node index, so the same inputs always give the same plan. Weights come from
 //! an [`EdgeWeight`]; an infinite, NaN or negative weight means "unusable" and the edge is skipped.
 //! Scratch buffers live in [`Dijkstra`] and are reused: routing again on a graph of the same
-//! size allocates nothing. A plain point-to-point query (no joins, no origins, no [`Observer`]
-//! recording) is answered by the two-sided [`super::Bidirectional`] search: the same cost,
-//! though among paths of equal cost it may pick another one.
+//! size allocates nothing. A query with no origins and no [`Observer`] recording is answered by
+//! the topological sweep ([`super::TopoSweep`]) on an acyclic graph, joins included, or, with no
+//! joins, by the two-sided [`super::Bidirectional`] search: the same cost, though among plans of
+//! equal cost they may pick another one.
 //!
 //! ```
 //! use shr_core::{ToolGraph, algo::{Dijkstra, Plan}};
@@ -154,6 +155,38 @@ impl Plan {
     }
 }
 
+/// Offers a quorum join one input: `slots[..len]` hold its cheapest inputs so far (cost, edge),
+/// ascending, the first offered first among equal costs; `slots.len()` is the quorum. Returns
+/// how many it holds now. Insertion into a sorted array of at most k: joins are small.
+#[inline]
+pub(super) fn keep_cheapest(slots: &mut [(f64, u32)], len: usize, offer: f64, edge: u32) -> usize {
+    let k = slots.len();
+    let mut i = len;
+    if i >= k {
+        if k == 0 || offer >= slots[k - 1].0 {
+            return k;
+        }
+        i = k - 1;
+    }
+    while i > 0 && slots[i - 1].0 > offer {
+        slots[i] = slots[i - 1];
+        i -= 1;
+    }
+    slots[i] = (offer, edge);
+    (len + 1).min(k)
+}
+
+/// A quorum join's cost (Knuth's superior function): the sum of its `k = slots.len()` cheapest
+/// inputs, infinite while it holds fewer (`len`).
+#[inline]
+pub(super) fn join_cost(slots: &[(f64, u32)], len: usize) -> f64 {
+    if len < slots.len() {
+        f64::INFINITY
+    } else {
+        slots.iter().map(|s| s.0).sum()
+    }
+}
+
 /// Whether a plain query on `graph` goes to the topological sweep (see [`SWEEP_WINDOW`]).
 fn sweep_fits(graph: &ToolGraph, sources: &[NodeIx], goal: NodeIx) -> bool {
     let Some(hi) = graph.topo_position(goal) else { return false };
@@ -182,7 +215,7 @@ impl Entry {
     /// Cost then index as one integer, ordered like `(dist.total_cmp, node)`: a heap's every
     /// comparison is then one integer comparison (the frontier's hottest code, in wasm too).
     #[inline]
-    fn key(&self) -> u128 {
+    pub(super) fn key(&self) -> u128 {
         let bits = self.dist.to_bits();
         let ordered = if bits >> 63 == 1 { !bits } else { bits | 1 << 63 };
         (u128::from(ordered) << 32) | u128::from(self.node)
@@ -295,17 +328,20 @@ impl Dijkstra {
         observer: &mut O,
         plan: &mut Plan,
     ) -> bool {
-        // Same answer, far fewer nodes settled: a query with no joins to sum, no origins to
-        // revisit and nobody recording the steps is a plain shortest path.
-        if origins.is_empty() && graph.join_nodes().is_empty() && !observer.records() {
+        // Same cost, far fewer nodes settled: a query with no origins to revisit and nobody
+        // recording the steps goes to the sweep on an acyclic graph (joins and all), else, with
+        // no joins to sum, to the two-sided search.
+        if origins.is_empty() && !observer.records() {
             if sweep_fits(graph, sources, goal) {
                 let found = self.sweep.route_into(graph, sources, goal, weights, plan);
                 self.settled_last = self.sweep.swept_count();
                 return found;
             }
-            let found = self.two_sided.route_into(graph, sources, goal, weights, plan);
-            self.settled_last = self.two_sided.settled_count();
-            return found;
+            if graph.join_nodes().is_empty() {
+                let found = self.two_sided.route_into(graph, sources, goal, weights, plan);
+                self.settled_last = self.two_sided.settled_count();
+                return found;
+            }
         }
         plan.reset();
         let Some(cost) = self.search_from(graph, sources, origins, goal, weights, observer) else {
@@ -445,35 +481,16 @@ impl Dijkstra {
     /// while it has fewer than `k`.
     fn offer_join(&mut self, v: NodeIx, k: usize, offer: f64, edge: u32) -> f64 {
         let at = self.join_at[v] as usize;
-        let len = self.join_len[v] as usize;
+        let len = (self.join_len[v] as usize).min(k);
         let slots = &mut self.join_vals[at..at + k];
         // An origin's edge can be offered again when the plan revisits the origin: the same
         // input counts once, at its cheaper offer (which came first: it was the smaller).
-        if slots[..len.min(k)].iter().any(|s| s.1 & !SEED == edge & !SEED) {
-            return if len >= k { slots.iter().map(|s| s.0).sum() } else { f64::INFINITY };
+        if slots[..len].iter().any(|s| s.1 & !SEED == edge & !SEED) {
+            return join_cost(slots, len);
         }
-        // Insertion into a sorted array of at most k: joins are small.
-        let mut i = len.min(k);
-        if i == k {
-            if offer >= slots[k - 1].0 {
-                return if len >= k { slots.iter().map(|s| s.0).sum() } else { f64::INFINITY };
-            }
-            i = k - 1;
-        }
-        while i > 0 && slots[i - 1].0 > offer {
-            if i < k {
-                slots[i] = slots[i - 1];
-            }
-            i -= 1;
-        }
-        slots[i] = (offer, edge);
-        let len = (len + 1).min(k);
+        let len = keep_cheapest(slots, len, offer, edge);
         self.join_len[v] = len as u32;
-        if len < k {
-            f64::INFINITY
-        } else {
-            slots.iter().map(|s| s.0).sum()
-        }
+        join_cost(slots, len)
     }
 
     /// Walks predecessors back from the goal. Sources and nodes without a predecessor end a

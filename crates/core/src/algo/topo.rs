@@ -1,4 +1,4 @@
-//! Cheapest path on an acyclic graph: one sweep in topological order, no heap. Most tool graphs
+//! Cheapest plan on an acyclic graph: one sweep in topological order, no heap. Most tool graphs
 //! are DAGs (stages of alternative tools from a source to a sink), and there a node's cost is
 //! final once every edge into it has been relaxed, which a topological order guarantees. The
 //! order is computed once when the graph is built ([`ToolGraph::topo_position`]); a query relaxes
@@ -11,12 +11,18 @@
 //! back from arrays laid out by position when the graph was built ([`ToolGraph::topo_in`]), the
 //! node weighed once. A failed tool (an infinite factor) costs one look, not one per edge.
 //!
+//! Quorum joins fit the same sweep: when a join's turn comes every input it could take is final,
+//! so its cost is the sum of its `k` cheapest inputs (Knuth's superior function, as in
+//! [`super::Dijkstra`]), read from the edges entering it; the plan is then a tree of branches.
+//!
 //! Complexity: O(V' + E') for the V' nodes and E' edges between the first source and the goal in
-//! the order, against O((V + E) log V) for Dijkstra. It answers the same queries as
-//! [`super::Bidirectional`] (no quorum joins, no origins), with the same cost; among paths of
-//! equal cost it keeps the one relaxed first (ties by topological position, then edge order),
-//! so the same inputs always give the same path. [`super::Dijkstra`] sends it such queries on
-//! acyclic graphs when the window is small enough to beat the two-sided search.
+//! the order (O(E' k) with joins of quorum `k`), against O((V + E) log V) for Dijkstra. It
+//! answers the queries [`super::Dijkstra`] answers without origins, with the same cost; among
+//! plans of equal cost it keeps the inputs relaxed first (ties by topological position, then
+//! edge order), so the same inputs always give the same plan. A plan's nodes come in order of
+//! cost, then position: every node after the nodes feeding it, as Dijkstra settles them.
+//! [`super::Dijkstra`] sends it such queries on acyclic graphs when the window is small enough
+//! to beat the two-sided search.
 //!
 //! ```
 //! use shr_core::{ToolGraph, algo::{TopoSweep, Plan}};
@@ -29,11 +35,22 @@
 //! assert!(found);
 //! assert_eq!(plan.cost, 2.0);
 //! assert_eq!(plan.ids(&g), ["a", "b", "c"]);
+//!
+//! // A join that needs two of three classifiers takes the two cheapest: a tree of branches.
+//! let g = ToolGraph::from_json(r#"{"nodes":[{"id":"s"},{"id":"x"},{"id":"y"},{"id":"z"},
+//!   {"id":"act","join":{"quorum":2}}],
+//!   "edges":[{"from":"s","to":"x","cost":1},{"from":"s","to":"y","cost":2},
+//!            {"from":"s","to":"z","cost":3},{"from":"x","to":"act","cost":1},
+//!            {"from":"y","to":"act","cost":1},{"from":"z","to":"act","cost":1}],
+//!   "start":"s","goal":"act"}"#).unwrap();
+//! assert!(TopoSweep::new().route_into(&g, &[g.start()], g.goal(), &|e: usize| g.edge(e).cost, &mut plan));
+//! assert_eq!(plan.cost, 5.0);
+//! assert_eq!(plan.ids(&g), ["s", "x", "y", "act"]);
 //! ```
 
 use alloc::vec::Vec;
 
-use super::dijkstra::{entered_weight, usable, EdgeWeight, Plan};
+use super::dijkstra::{entered_weight, join_cost, keep_cheapest, usable, EdgeWeight, Entry, Plan};
 use crate::graph::{NodeIx, ToolGraph};
 
 const NONE: u32 = u32::MAX;
@@ -43,7 +60,17 @@ const NONE: u32 = u32::MAX;
 #[derive(Clone, Debug, Default)]
 pub struct TopoSweep {
     dist: Vec<f64>,
+    /// The edge a node was entered by; for a quorum join, where its `k` edges start in `taken`.
     via: Vec<u32>,
+    /// The inputs the joins of the last query took, `k` after `k`.
+    taken: Vec<u32>,
+    /// One join's cheapest inputs so far (cost, edge).
+    slots: Vec<(f64, u32)>,
+    /// Walking a plan with joins back: the nodes met (by slot) and those still to walk.
+    mark: Vec<bool>,
+    stack: Vec<NodeIx>,
+    /// Sort keys for a plan's nodes and edges: (cost, position) as one integer, and a tie-break.
+    keys: Vec<(u128, u64)>,
     swept: usize,
 }
 
@@ -65,10 +92,48 @@ fn cheapest_entry(dist: &[f64], froms: &[u32], costs: &[f64], m: f64) -> (f64, u
     (best, at)
 }
 
+/// A quorum join's entry over `offers` (cost so far plus the edge's weight, and the edge), in
+/// the order a push sweep would relax them: the sum of the `k` cheapest finite ones, the first
+/// offered first among equal costs. The edges taken are appended to `taken`; returns the cost
+/// and where they start, or `(∞, NONE)` when fewer than `k` can be had.
+fn enter_join(
+    slots: &mut Vec<(f64, u32)>,
+    taken: &mut Vec<u32>,
+    k: usize,
+    offers: impl Iterator<Item = (f64, u32)>,
+) -> (f64, u32) {
+    slots.clear();
+    slots.resize(k, (f64::INFINITY, NONE));
+    let mut len = 0;
+    for (offer, edge) in offers {
+        if offer < f64::INFINITY {
+            len = keep_cheapest(slots, len, offer, edge);
+        }
+    }
+    let cost = join_cost(slots, len);
+    if cost == f64::INFINITY {
+        return (f64::INFINITY, NONE);
+    }
+    let at = taken.len() as u32;
+    taken.extend(slots.iter().map(|s| s.1));
+    (cost, at)
+}
+
 /// Whether a factor can be travelled: finite and not negative (NaN is not).
 #[inline]
 fn usable_factor(m: f64) -> bool {
     (0.0..f64::INFINITY).contains(&m)
+}
+
+/// The entries of the edges into the node at position `p` that come from the window `lo..`:
+/// sources are by position, and those before the window (not swept this time, their slots
+/// holding an older query's costs) come first, so they are passed over at once.
+#[inline]
+fn window_entries(graph: &ToolGraph, lo: usize, p: usize) -> core::ops::Range<usize> {
+    let into = graph.topo_in();
+    let (a, b) = (into.start[p] as usize, into.start[p + 1] as usize);
+    let first = if lo == 0 { 0 } else { into.from[a..b].partition_point(|&f| (f as usize) < lo) };
+    a + first..b
 }
 
 impl TopoSweep {
@@ -81,9 +146,10 @@ impl TopoSweep {
         self.swept
     }
 
-    /// The cheapest path from any of `sources` (cost 0 each) to `goal`, written into `plan`.
-    /// Returns `false` (empty plan) when the goal cannot be reached, or when the graph has a
-    /// cycle (no topological order): ask [`super::Dijkstra`] then.
+    /// The cheapest plan from any of `sources` (cost 0 each) to `goal`, written into `plan`: a
+    /// path, or a tree of branches when it passes quorum joins. Returns `false` (empty plan)
+    /// when the goal cannot be reached, or when the graph has a cycle (no topological order):
+    /// ask [`super::Dijkstra`] then.
     pub fn route_into<W: EdgeWeight + ?Sized>(
         &mut self,
         graph: &ToolGraph,
@@ -94,6 +160,7 @@ impl TopoSweep {
     ) -> bool {
         plan.reset();
         self.swept = 0;
+        self.taken.clear();
         let n = graph.node_count();
         let Some(hi) = graph.topo_position(goal) else { return false };
         // The goal is a source: nothing to sweep, even when an earlier source opens a window.
@@ -109,9 +176,15 @@ impl TopoSweep {
         if self.dist.len() != n {
             self.dist = alloc::vec![f64::INFINITY; n];
             self.via = alloc::vec![NONE; n];
+            self.mark = alloc::vec![false; n];
         }
+        let joins = !graph.join_nodes().is_empty();
         if weights.entry_factor(goal).is_some() && !graph.topo_in().start.is_empty() {
-            return self.pull(graph, sources, goal, lo, hi, weights, plan);
+            return if joins {
+                self.pull::<W, true>(graph, sources, goal, lo, hi, weights, plan)
+            } else {
+                self.pull::<W, false>(graph, sources, goal, lo, hi, weights, plan)
+            };
         }
         let order = graph.topo_order();
         for &v in &order[lo..=hi] {
@@ -123,10 +196,22 @@ impl TopoSweep {
                 self.dist[s] = 0.0;
             }
         }
-        for &u in &order[lo..hi] {
+        for (p, &u) in order.iter().enumerate().take(hi + 1).skip(lo) {
             let u = u as usize;
+            let k = if joins { graph.quorum(u) as usize } else { 0 };
+            if k > 0 && !sources.contains(&u) {
+                // Every edge into the join has been offered by now: take its k cheapest.
+                let into = graph.topo_in();
+                let dist = &self.dist;
+                let offers = window_entries(graph, lo, p).filter_map(|j| {
+                    let e = into.edge[j];
+                    let w = weights.weight(e as usize);
+                    usable(w).then(|| (dist[order[into.from[j] as usize] as usize] + w, e))
+                });
+                (self.dist[u], self.via[u]) = enter_join(&mut self.slots, &mut self.taken, k, offers);
+            }
             let d = self.dist[u];
-            if d == f64::INFINITY {
+            if p == hi || d == f64::INFINITY {
                 continue;
             }
             self.swept += 1;
@@ -151,14 +236,19 @@ impl TopoSweep {
         if !cost.is_finite() {
             return false;
         }
-        self.path_back(graph, goal, cost, |v| v, plan);
+        if joins {
+            self.plan_tree(graph, sources, goal, cost, |v| v, plan);
+        } else {
+            self.path_back(graph, goal, cost, |v| v, plan);
+        }
         true
     }
 
     /// The sweep over positions `lo..=hi` with node factors: each node takes the cheapest edge
-    /// entering it from the window. `dist` and `via` are by position here.
+    /// entering it from the window (a join, its `k` cheapest: only when `JOINS`, so that a
+    /// join-free graph's loop carries no test for them). `dist` and `via` are by position here.
     #[allow(clippy::too_many_arguments)]
-    fn pull<W: EdgeWeight + ?Sized>(
+    fn pull<W: EdgeWeight + ?Sized, const JOINS: bool>(
         &mut self,
         graph: &ToolGraph,
         sources: &[NodeIx],
@@ -185,20 +275,31 @@ impl TopoSweep {
                 swept += usize::from(p < hi);
                 continue;
             }
-            let m = weights.entry_factor(order[p] as usize).unwrap_or(f64::INFINITY);
+            let v = order[p] as usize;
+            let m = weights.entry_factor(v).unwrap_or(f64::INFINITY);
             if !usable_factor(m) {
                 continue;
             }
-            let (a, b) = (into.start[p] as usize, into.start[p + 1] as usize);
-            let (froms, costs) = (&into.from[a..b], &into.cost[a..b]);
-            // Sources are by position: those before the window (not swept this time, their
-            // slots holding an older query's costs) come first and are passed over at once.
-            let first = if lo == 0 { 0 } else { froms.partition_point(|&f| (f as usize) < lo) };
-            let (froms, costs) = (&froms[first..], &costs[first..]);
+            let entries = window_entries(graph, lo, p);
+            if JOINS && graph.quorum(v) > 0 {
+                let dist_so_far = &*dist;
+                let offers = entries.map(|j| {
+                    (dist_so_far[into.from[j] as usize] + entered_weight(into.cost[j], m), into.edge[j])
+                });
+                let (best, at) =
+                    enter_join(&mut self.slots, &mut self.taken, graph.quorum(v) as usize, offers);
+                if best < f64::INFINITY {
+                    dist[p] = best;
+                    via[p] = at;
+                    swept += usize::from(p < hi);
+                }
+                continue;
+            }
+            let (froms, costs) = (&into.from[entries.clone()], &into.cost[entries.clone()]);
             let (best, k) = cheapest_entry(dist, froms, costs, m);
             if best < f64::INFINITY {
                 dist[p] = best;
-                via[p] = into.edge[a + first + k];
+                via[p] = into.edge[entries.start + k];
                 swept += usize::from(p < hi);
             }
         }
@@ -208,7 +309,11 @@ impl TopoSweep {
             return false;
         }
         let at = |v: NodeIx| graph.topo_position(v).unwrap_or(0);
-        self.path_back(graph, goal, cost, at, plan);
+        if JOINS {
+            self.plan_tree(graph, sources, goal, cost, at, plan);
+        } else {
+            self.path_back(graph, goal, cost, at, plan);
+        }
         true
     }
 
@@ -231,6 +336,66 @@ impl TopoSweep {
         }
         plan.nodes.reverse();
         plan.edges.reverse();
+        plan.cost = cost;
+    }
+
+    /// Writes the plan ending at `goal` into `plan` when it may pass quorum joins: walked back
+    /// from the goal over each node's entry (a join's `k` taken edges), each node once, sources
+    /// ending a branch; then nodes in order of cost, then position (every node after those
+    /// feeding it: a node costs at least what each of its feeders does), and edges by the node
+    /// they enter, as [`super::Dijkstra`] orders its plans.
+    fn plan_tree(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        cost: f64,
+        slot: impl Fn(NodeIx) -> usize,
+        plan: &mut Plan,
+    ) {
+        let Self { dist, via, taken, mark, stack, keys, .. } = self;
+        stack.clear();
+        stack.push(goal);
+        mark[slot(goal)] = true;
+        while let Some(v) = stack.pop() {
+            plan.nodes.push(v);
+            if sources.contains(&v) {
+                continue;
+            }
+            let entry = via[slot(v)];
+            let feed: &[u32] = match graph.quorum(v) as usize {
+                0 => core::slice::from_ref(&via[slot(v)]),
+                k => taken.get(entry as usize..).and_then(|t| t.get(..k)).unwrap_or(&[]),
+            };
+            for &e in feed.iter().filter(|&&e| e != NONE) {
+                plan.edges.push(e as usize);
+                let from = graph.edge(e as usize).from;
+                if !mark[slot(from)] {
+                    mark[slot(from)] = true;
+                    stack.push(from);
+                }
+            }
+        }
+        // Sorted by keys computed once: comparing through the graph's arrays cost more than
+        // the sweep itself on a scenario graph.
+        let pos = |v: NodeIx| graph.topo_position(v).unwrap_or(0) as u32;
+        let rank = |v: NodeIx| Entry { dist: dist[slot(v)], node: pos(v) }.key();
+        keys.clear();
+        keys.extend(plan.nodes.iter().map(|&v| (rank(v), v as u64)));
+        keys.sort_unstable();
+        for (v, &(_, k)) in plan.nodes.iter_mut().zip(keys.iter()) {
+            mark[slot(k as usize)] = false;
+            *v = k as usize;
+        }
+        keys.clear();
+        keys.extend(plan.edges.iter().map(|&e| {
+            let edge = graph.edge(e);
+            (rank(edge.to), (edge.from as u64) << 32 | e as u64)
+        }));
+        keys.sort_unstable();
+        for (e, &(_, k)) in plan.edges.iter_mut().zip(keys.iter()) {
+            *e = (k & u64::from(u32::MAX)) as usize;
+        }
         plan.cost = cost;
     }
 }
