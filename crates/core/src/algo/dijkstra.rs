@@ -109,7 +109,8 @@ pub(super) fn usable(w: f64) -> bool {
 /// no joins; a tree of branches (which may run concurrently) when it has.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
-    /// Nodes in the order the search settled them (every node after the nodes feeding it).
+    /// Nodes in the order the search settled them: by cost (the sweep: then by topological
+    /// position), so every node comes after the nodes feeding it.
     pub nodes: Vec<NodeIx>,
     /// Indices of the plan's edges.
     pub edges: Vec<usize>,

@@ -51,7 +51,7 @@
 use alloc::vec::Vec;
 
 use super::dijkstra::{entered_weight, join_cost, keep_cheapest, usable, EdgeWeight, Entry, Plan};
-use crate::graph::{NodeIx, ToolGraph};
+use crate::graph::{NodeIx, ToolGraph, TopoIn};
 
 const NONE: u32 = u32::MAX;
 
@@ -95,7 +95,9 @@ fn cheapest_entry(dist: &[f64], froms: &[u32], costs: &[f64], m: f64) -> (f64, u
 /// A quorum join's entry over `offers` (cost so far plus the edge's weight, and the edge), in
 /// the order a push sweep would relax them: the sum of the `k` cheapest finite ones, the first
 /// offered first among equal costs. The edges taken are appended to `taken`; returns the cost
-/// and where they start, or `(∞, NONE)` when fewer than `k` can be had.
+/// and where they start, or `(∞, NONE)` when fewer than `k` can be had. Two copies serve every
+/// kind of weights (module size): the pull sweep's ([`pull_join`]) and the push sweep's, whose
+/// offers come through a trait object.
 fn enter_join(
     slots: &mut Vec<(f64, u32)>,
     taken: &mut Vec<u32>,
@@ -119,6 +121,22 @@ fn enter_join(
     (cost, at)
 }
 
+/// A join's entry in the pull sweep: the inputs over `entries` ([`window_entries`]), each edge's
+/// cost times the join's factor `m`.
+fn pull_join(
+    slots: &mut Vec<(f64, u32)>,
+    taken: &mut Vec<u32>,
+    k: usize,
+    dist: &[f64],
+    into: &TopoIn,
+    entries: core::ops::Range<usize>,
+    m: f64,
+) -> (f64, u32) {
+    let offers =
+        entries.map(|j| (dist[into.from[j] as usize] + entered_weight(into.cost[j], m), into.edge[j]));
+    enter_join(slots, taken, k, offers)
+}
+
 /// Whether a factor can be travelled: finite and not negative (NaN is not).
 #[inline]
 fn usable_factor(m: f64) -> bool {
@@ -134,6 +152,17 @@ fn window_entries(graph: &ToolGraph, lo: usize, p: usize) -> core::ops::Range<us
     let (a, b) = (into.start[p] as usize, into.start[p + 1] as usize);
     let first = if lo == 0 { 0 } else { into.from[a..b].partition_point(|&f| (f as usize) < lo) };
     a + first..b
+}
+
+/// Where a node's cost and entry are kept: at its index (the push sweep) or at its topological
+/// position (the pull sweep).
+#[inline]
+fn slot_of(graph: &ToolGraph, v: NodeIx, by_position: bool) -> usize {
+    if by_position {
+        graph.topo_position(v).unwrap_or(0)
+    } else {
+        v
+    }
 }
 
 impl TopoSweep {
@@ -180,11 +209,7 @@ impl TopoSweep {
         }
         let joins = !graph.join_nodes().is_empty();
         if weights.entry_factor(goal).is_some() && !graph.topo_in().start.is_empty() {
-            return if joins {
-                self.pull::<W, true>(graph, sources, goal, lo, hi, weights, plan)
-            } else {
-                self.pull::<W, false>(graph, sources, goal, lo, hi, weights, plan)
-            };
+            return self.pull(graph, sources, goal, lo, hi, weights, joins, plan);
         }
         let order = graph.topo_order();
         for &v in &order[lo..=hi] {
@@ -203,11 +228,12 @@ impl TopoSweep {
                 // Every edge into the join has been offered by now: take its k cheapest.
                 let into = graph.topo_in();
                 let dist = &self.dist;
-                let offers = window_entries(graph, lo, p).filter_map(|j| {
+                let mut offers = window_entries(graph, lo, p).filter_map(|j| {
                     let e = into.edge[j];
                     let w = weights.weight(e as usize);
                     usable(w).then(|| (dist[order[into.from[j] as usize] as usize] + w, e))
                 });
+                let offers: &mut dyn Iterator<Item = (f64, u32)> = &mut offers;
                 (self.dist[u], self.via[u]) = enter_join(&mut self.slots, &mut self.taken, k, offers);
             }
             let d = self.dist[u];
@@ -237,18 +263,18 @@ impl TopoSweep {
             return false;
         }
         if joins {
-            self.plan_tree(graph, sources, goal, cost, |v| v, plan);
+            self.plan_tree(graph, sources, goal, cost, false, plan);
         } else {
-            self.path_back(graph, goal, cost, |v| v, plan);
+            self.path_back(graph, goal, cost, false, plan);
         }
         true
     }
 
     /// The sweep over positions `lo..=hi` with node factors: each node takes the cheapest edge
-    /// entering it from the window (a join, its `k` cheapest: only when `JOINS`, so that a
-    /// join-free graph's loop carries no test for them). `dist` and `via` are by position here.
+    /// entering it from the window (a join, when the graph has `joins`, its `k` cheapest).
+    /// `dist` and `via` are by position here.
     #[allow(clippy::too_many_arguments)]
-    fn pull<W: EdgeWeight + ?Sized, const JOINS: bool>(
+    fn pull<W: EdgeWeight + ?Sized>(
         &mut self,
         graph: &ToolGraph,
         sources: &[NodeIx],
@@ -256,6 +282,7 @@ impl TopoSweep {
         lo: usize,
         hi: usize,
         weights: &W,
+        joins: bool,
         plan: &mut Plan,
     ) -> bool {
         let order = graph.topo_order();
@@ -281,13 +308,9 @@ impl TopoSweep {
                 continue;
             }
             let entries = window_entries(graph, lo, p);
-            if JOINS && graph.quorum(v) > 0 {
-                let dist_so_far = &*dist;
-                let offers = entries.map(|j| {
-                    (dist_so_far[into.from[j] as usize] + entered_weight(into.cost[j], m), into.edge[j])
-                });
-                let (best, at) =
-                    enter_join(&mut self.slots, &mut self.taken, graph.quorum(v) as usize, offers);
+            if joins && graph.quorum(v) > 0 {
+                let k = graph.quorum(v) as usize;
+                let (best, at) = pull_join(&mut self.slots, &mut self.taken, k, dist, into, entries, m);
                 if best < f64::INFINITY {
                     dist[p] = best;
                     via[p] = at;
@@ -308,24 +331,18 @@ impl TopoSweep {
         if !cost.is_finite() {
             return false;
         }
-        let at = |v: NodeIx| graph.topo_position(v).unwrap_or(0);
-        if JOINS {
-            self.plan_tree(graph, sources, goal, cost, at, plan);
+        if joins {
+            self.plan_tree(graph, sources, goal, cost, true, plan);
         } else {
-            self.path_back(graph, goal, cost, at, plan);
+            self.path_back(graph, goal, cost, true, plan);
         }
         true
     }
 
-    /// Writes the path ending at `goal` into `plan`, following `via` (indexed by `slot(node)`).
-    fn path_back(
-        &self,
-        graph: &ToolGraph,
-        goal: NodeIx,
-        cost: f64,
-        slot: impl Fn(NodeIx) -> usize,
-        plan: &mut Plan,
-    ) {
+    /// Writes the path ending at `goal` into `plan`, following `via` (indexed by node, or
+    /// `by_position`).
+    fn path_back(&self, graph: &ToolGraph, goal: NodeIx, cost: f64, by_position: bool, plan: &mut Plan) {
+        let slot = |v: NodeIx| slot_of(graph, v, by_position);
         let mut v = goal;
         plan.nodes.push(v);
         while self.via[slot(v)] != NONE {
@@ -343,16 +360,18 @@ impl TopoSweep {
     /// from the goal over each node's entry (a join's `k` taken edges), each node once, sources
     /// ending a branch; then nodes in order of cost, then position (every node after those
     /// feeding it: a node costs at least what each of its feeders does), and edges by the node
-    /// they enter, as [`super::Dijkstra`] orders its plans.
+    /// they enter, as [`super::Dijkstra`] orders its plans. `via` and `dist` are indexed by
+    /// node, or `by_position`.
     fn plan_tree(
         &mut self,
         graph: &ToolGraph,
         sources: &[NodeIx],
         goal: NodeIx,
         cost: f64,
-        slot: impl Fn(NodeIx) -> usize,
+        by_position: bool,
         plan: &mut Plan,
     ) {
+        let slot = |v: NodeIx| slot_of(graph, v, by_position);
         let Self { dist, via, taken, mark, stack, keys, .. } = self;
         stack.clear();
         stack.push(goal);
@@ -364,7 +383,7 @@ impl TopoSweep {
             }
             let entry = via[slot(v)];
             let feed: &[u32] = match graph.quorum(v) as usize {
-                0 => core::slice::from_ref(&via[slot(v)]),
+                0 => core::slice::from_ref(&entry),
                 k => taken.get(entry as usize..).and_then(|t| t.get(..k)).unwrap_or(&[]),
             };
             for &e in feed.iter().filter(|&&e| e != NONE) {
