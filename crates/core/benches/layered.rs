@@ -26,7 +26,8 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
 use petgraph::algo::{astar, dijkstra};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -66,22 +67,14 @@ fn petgraph_cost(pg: &DiGraph<usize, f64>, q: &Query, failed: &[bool]) -> Option
     m.get(&NodeIndex::new(q.goal)).copied()
 }
 
-fn bench_workload(c: &mut Criterion, group: &str, n: usize, graph: &serde_json::Value, queries: &[Query]) {
-    let g = ToolGraph::from_json(&graph.to_string()).expect("the workload graphs are valid");
-    let pg = g.to_petgraph();
-    let failed: Vec<Vec<bool>> = queries
-        .iter()
-        .map(|q| {
-            let mut f = vec![false; g.node_count()];
-            q.failed.iter().for_each(|&v| f[v] = true);
-            f
-        })
-        .collect();
-    let mut d = Dijkstra::new();
-    let mut two = Bidirectional::new();
-    let mut plan = Plan::default();
-    // One router per query's failure set, its failed tools marked down: what a host holds.
-    let mut routers: Vec<Router> = queries
+/// Each query's failure set, as a flag per tool.
+fn failure_sets(g: &ToolGraph, queries: &[Query]) -> Vec<Vec<bool>> {
+    queries.iter().map(|q| (0..g.node_count()).map(|v| q.failed.contains(&v)).collect()).collect()
+}
+
+/// One router per query's failure set, its failed tools marked down: what a host holds.
+fn routers(g: &ToolGraph, queries: &[Query]) -> Vec<Router> {
+    queries
         .iter()
         .map(|q| {
             let mut r = Router::new(g.clone());
@@ -90,7 +83,45 @@ fn bench_workload(c: &mut Criterion, group: &str, n: usize, graph: &serde_json::
             }
             r
         })
-        .collect();
+        .collect()
+}
+
+/// Times `shr` (`Dijkstra::route_into`, the failure set given as live weights) and `shr_router`
+/// (the `Router::route` of the router holding the failure set), the queries in turn.
+fn bench_shr(
+    c: &mut BenchmarkGroup<'_, WallTime>,
+    n: usize,
+    g: &ToolGraph,
+    queries: &[Query],
+    failed: &[Vec<bool>],
+    routers: &mut [Router],
+) {
+    let (mut d, mut plan, mut i) = (Dijkstra::new(), Plan::default(), 0usize);
+    c.bench_function(BenchmarkId::new("shr", n), |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            let (q, live) = (&queries[i], Failed { g, failed: &failed[i] });
+            d.route_into(g, black_box(&[q.start]), black_box(q.goal), &live, &mut (), &mut plan);
+            black_box(plan.cost)
+        })
+    });
+    c.bench_function(BenchmarkId::new("shr_router", n), |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            let q = &queries[i];
+            black_box(routers[i].route(black_box(q.start), black_box(q.goal), 1).map(|p| p.cost))
+        })
+    });
+}
+
+fn bench_workload(c: &mut Criterion, group: &str, n: usize, graph: &serde_json::Value, queries: &[Query]) {
+    let g = ToolGraph::from_json(&graph.to_string()).expect("the workload graphs are valid");
+    let pg = g.to_petgraph();
+    let failed = failure_sets(&g, queries);
+    let mut d = Dijkstra::new();
+    let mut two = Bidirectional::new();
+    let mut plan = Plan::default();
+    let mut routers = routers(&g, queries);
     for ((q, f), router) in queries.iter().zip(&failed).zip(&mut routers) {
         let live = Failed { g: &g, failed: f };
         let want = Some(q.cost);
@@ -103,22 +134,8 @@ fn bench_workload(c: &mut Criterion, group: &str, n: usize, graph: &serde_json::
     }
 
     let mut c = c.benchmark_group(group);
+    bench_shr(&mut c, n, &g, queries, &failed, &mut routers);
     let mut i = 0usize;
-    c.bench_function(BenchmarkId::new("shr", n), |b| {
-        b.iter(|| {
-            i = (i + 1) % queries.len();
-            let (q, live) = (&queries[i], Failed { g: &g, failed: &failed[i] });
-            d.route_into(&g, black_box(&[q.start]), black_box(q.goal), &live, &mut (), &mut plan);
-            black_box(plan.cost)
-        })
-    });
-    c.bench_function(BenchmarkId::new("shr_router", n), |b| {
-        b.iter(|| {
-            i = (i + 1) % queries.len();
-            let q = &queries[i];
-            black_box(routers[i].route(black_box(q.start), black_box(q.goal), 1).map(|p| p.cost))
-        })
-    });
     if group == "layered" {
         c.bench_function(BenchmarkId::new("shr_two_sided", n), |b| {
             b.iter(|| {
@@ -198,19 +215,9 @@ fn bench_joins(c: &mut Criterion) {
         let queries = layered_queries(&plain, layered_query_seed(n));
         let g = ToolGraph::from_json(&with_joins(&plain).to_string()).expect("the workload graphs are valid");
         assert!(!g.join_nodes().is_empty(), "joins {n}: the graph has joins");
-        let failed: Vec<Vec<bool>> =
-            queries.iter().map(|q| (0..g.node_count()).map(|v| q.failed.contains(&v)).collect()).collect();
+        let failed = failure_sets(&g, &queries);
         let (mut d, mut plan, mut one) = (Dijkstra::new(), Plan::default(), Plan::default());
-        let mut routers: Vec<Router> = queries
-            .iter()
-            .map(|q| {
-                let mut r = Router::new(g.clone());
-                for &v in &q.failed {
-                    r.mark_down(v, 0);
-                }
-                r
-            })
-            .collect();
+        let mut routers = routers(&g, &queries);
         let mut routed = 0;
         for ((q, f), router) in queries.iter().zip(&failed).zip(&mut routers) {
             let live = Failed { g: &g, failed: f };
@@ -224,22 +231,8 @@ fn bench_joins(c: &mut Criterion) {
         // The sink's join can be starved by failed tools of the last layer; most queries route.
         assert!(routed * 2 >= queries.len(), "joins {n}: {routed} of {} queries routed", queries.len());
         let mut c = c.benchmark_group("joins");
+        bench_shr(&mut c, n, &g, &queries, &failed, &mut routers);
         let mut i = 0usize;
-        c.bench_function(BenchmarkId::new("shr", n), |b| {
-            b.iter(|| {
-                i = (i + 1) % queries.len();
-                let (q, live) = (&queries[i], Failed { g: &g, failed: &failed[i] });
-                d.route_into(&g, black_box(&[q.start]), black_box(q.goal), &live, &mut (), &mut plan);
-                black_box(plan.cost)
-            })
-        });
-        c.bench_function(BenchmarkId::new("shr_router", n), |b| {
-            b.iter(|| {
-                i = (i + 1) % queries.len();
-                let q = &queries[i];
-                black_box(routers[i].route(black_box(q.start), black_box(q.goal), 1).map(|p| p.cost))
-            })
-        });
         c.bench_function(BenchmarkId::new("shr_one_sided", n), |b| {
             b.iter(|| {
                 i = (i + 1) % queries.len();

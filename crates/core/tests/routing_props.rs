@@ -410,11 +410,14 @@ proptest! {
     }
 
     /// With node factors (live weights' form) the sweep pulls: the same plan, edge for edge, as
-    /// the push sweep over the same weights edge by edge, the oracle's cost, and the same count
-    /// of nodes swept; one reused sweep answers a mix of both kinds of query.
+    /// the push sweep over the same weights edge by edge, and the same count of nodes swept; one
+    /// reused sweep answers a mix of both kinds of query. On graphs with quorum joins too: the
+    /// oracle's cost and the one-sided Dijkstra's, a plan that costs what it says (each node
+    /// after its feeders, each join fed `k` times), and a Dijkstra nobody records answering with
+    /// the sweep's plan.
     #[test]
     fn the_pull_sweep_gives_the_push_sweeps_plan(
-        c in dag_case(120),
+        c in prop_oneof![dag_case(120), join_dag_case(120)],
         factors in prop::collection::vec(prop_oneof![8 => 0u32..16, 1 => Just(u32::MAX)], 120),
         extra in prop::collection::vec(0usize..120, 0..3),
     ) {
@@ -437,10 +440,19 @@ proptest! {
         prop_assert_eq!(&a, &b);
         prop_assert_eq!(pushed_count, sweep.swept_count());
         let want = oracle::cheapest_cost(&c.graph, &sources, g, &push);
+        let one = Dijkstra::new().route(&c.graph, &sources, g, &push, &mut Trace::default());
         prop_assert_eq!(pulled, want.is_some());
-        if let Some(o) = want {
-            prop_assert!(close(b.cost, o), "pull {} oracle {}", b.cost, o);
+        prop_assert_eq!(one.is_some(), want.is_some());
+        if let (Some(o), Some(q)) = (want, one) {
+            prop_assert!(close(b.cost, o) && close(q.cost, o), "sweep {} one-sided {} oracle {}", b.cost, q.cost, o);
+            prop_assert_eq!(b.nodes.last(), Some(&g));
+            let value = plan_value(&c, &b, &sources, &push);
+            prop_assert!(close(value, b.cost), "the plan is worth {value}, says {}", b.cost);
         }
+        let mut routed = Plan::default();
+        let found = Dijkstra::new().route_into(&c.graph, &sources, g, &pull, &mut (), &mut routed);
+        prop_assert_eq!(found, pulled);
+        prop_assert_eq!(&routed, &b);
         // Pushed again after a pull on the same buffers: the same answer as at first.
         let mut c2 = Plan::default();
         sweep.route_into(&c.graph, &sources, g, &push, &mut c2);
@@ -528,54 +540,4 @@ fn plan_value(c: &Case, plan: &Plan, sources: &[usize], w: &dyn Fn(usize) -> f64
         value[v] = sum;
     }
     plan.nodes.last().map_or(f64::NAN, |&g| value[g])
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
-
-    /// Quorum joins fit the sweep: on acyclic graphs with joins it finds the oracle's cost and
-    /// the one-sided Dijkstra's, with a plan that costs what it says (each node after its
-    /// feeders, each join fed `k` times); pulling gives the push sweep's plan; a Dijkstra nobody
-    /// records answers with the sweep's plan; and the same inputs give the same plan again.
-    #[test]
-    fn the_sweep_takes_quorum_joins(
-        c in join_dag_case(120),
-        factors in prop::collection::vec(prop_oneof![8 => 0u32..16, 1 => Just(u32::MAX)], 120),
-        extra in prop::collection::vec(0usize..120, 0..3),
-    ) {
-        let sources: Vec<usize> = core::iter::once(c.graph.start())
-            .chain(extra.into_iter().filter(|&s| s < c.graph.node_count()))
-            .collect();
-        let g = c.graph.goal();
-        let factor: Vec<f64> = (0..c.graph.node_count())
-            .map(|v| if factors[v] == u32::MAX || c.failed[v] { f64::INFINITY } else { factors[v] as f64 / 4.0 })
-            .collect();
-        let pull = Factored { graph: &c.graph, factor: &factor };
-        let push = |e: usize| shr_core::algo::entered_weight(c.graph.edge(e).cost, factor[c.graph.edge(e).to]);
-        let mut sweep = shr_core::algo::TopoSweep::new();
-        let (mut a, mut b) = (Plan::default(), Plan::default());
-        let pushed = sweep.route_into(&c.graph, &sources, g, &push, &mut a);
-        let pushed_count = sweep.swept_count();
-        let pulled = sweep.route_into(&c.graph, &sources, g, &pull, &mut b);
-        prop_assert_eq!(pushed, pulled);
-        prop_assert_eq!(&a, &b);
-        prop_assert_eq!(pushed_count, sweep.swept_count());
-        let want = oracle::cheapest_cost(&c.graph, &sources, g, &push);
-        let one = Dijkstra::new().route(&c.graph, &sources, g, &push, &mut Trace::default());
-        prop_assert_eq!(pulled, want.is_some());
-        prop_assert_eq!(one.is_some(), want.is_some());
-        if let (Some(o), Some(q)) = (want, one) {
-            prop_assert!(close(b.cost, o) && close(q.cost, o), "sweep {} one-sided {} oracle {}", b.cost, q.cost, o);
-            prop_assert_eq!(b.nodes.last(), Some(&g));
-            let value = plan_value(&c, &b, &sources, &push);
-            prop_assert!(close(value, b.cost), "the plan is worth {value}, says {}", b.cost);
-        }
-        let mut routed = Plan::default();
-        let found = Dijkstra::new().route_into(&c.graph, &sources, g, &pull, &mut (), &mut routed);
-        prop_assert_eq!(found, pulled);
-        prop_assert_eq!(&routed, &b);
-        let mut again = Plan::default();
-        sweep.route_into(&c.graph, &sources, g, &pull, &mut again);
-        prop_assert_eq!(&again, &b);
-    }
 }
