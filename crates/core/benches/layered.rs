@@ -31,11 +31,14 @@ use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Cr
 use petgraph::algo::{astar, dijkstra};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
-use shr_core::algo::{entered_weight, Bidirectional, Dijkstra, EdgeWeight, Observer, Plan};
+use shr_core::algo::{entered_weight, Bidirectional, Dijkstra, EdgeWeight, Plan};
 use shr_core::{Router, ToolGraph};
 
+#[path = "common/one_sided.rs"]
+mod one_sided;
 #[path = "common/workloads.rs"]
 mod workloads;
+use one_sided::OneSided;
 use workloads::*;
 
 /// A failure set in the form live weights have: a factor per tool, infinite when it failed.
@@ -184,11 +187,6 @@ fn bench_pairs(c: &mut Criterion) {
         bench_workload(c, "pairs", n, &graph, &queries);
     }
 }
-
-/// Asks for the steps of a search and drops them: routes through the one-sided Dijkstra.
-struct OneSided;
-
-impl Observer for OneSided {}
 
 /// `graph` with quorum joins of 2: the sink takes two results of the last layer, and the first
 /// tool of every layer after the first takes two of the layer before (an aggregator). Every

@@ -88,32 +88,39 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
-/// A plan is well formed: every non-source node is fed by its plan edges as its join needs, and
-/// for OR-only plans the cost is the sum of its edge weights.
-fn check_plan(c: &Case, plan: &Plan, source: usize) {
-    let w = weights(c);
+/// A plan is well formed and worth what it says: each node not a source is fed by its plan
+/// edges as its join needs, comes after the nodes feeding them, over usable edges only, and
+/// every plan edge feeds a plan node; and its cost is what the plan alone gives (nothing at a
+/// source, the feeding edge's source plus its weight at a node, the sum over its `k` feeding
+/// edges at a join: Knuth's superior function, each branch paying its own way).
+fn check_plan(c: &Case, plan: &Plan, sources: &[usize], w: &dyn Fn(usize) -> f64) {
+    let at = |v: usize| plan.nodes.iter().position(|&x| x == v).expect("plan edges join plan nodes");
+    let mut value = vec![f64::NAN; c.graph.node_count()];
+    let mut fed = 0;
     for &v in &plan.nodes {
-        assert!(v == source || !c.failed[v], "plan passes failed tool n{v}");
-        if v == source {
+        if sources.contains(&v) {
+            value[v] = 0.0;
             continue;
         }
-        let feeds = plan.preds(&c.graph, v).count();
+        let feeds: Vec<usize> = plan.edges.iter().copied().filter(|&e| c.graph.edge(e).to == v).collect();
         let need = match c.graph.node(v).join {
             Join::Any => 1,
             Join::Quorum(k) => k as usize,
         };
-        assert_eq!(feeds, need, "n{v} fed by {feeds} plan edges, needs {need}");
+        assert_eq!(feeds.len(), need, "n{v} fed by {} plan edges, needs {need}", feeds.len());
+        fed += need;
+        let mut sum = 0.0;
+        for e in feeds {
+            let from = c.graph.edge(e).from;
+            assert!(at(from) < at(v), "n{from} feeds n{v} but comes after it");
+            assert!(w(e).is_finite(), "plan edge {e} is unusable");
+            sum += value[from] + w(e);
+        }
+        value[v] = sum;
     }
-    for &e in &plan.edges {
-        let edge = c.graph.edge(e);
-        assert!(plan.contains(edge.from) && plan.contains(edge.to));
-        assert!(w(e).is_finite());
-    }
-    let joins = c.graph.nodes().iter().any(|n| n.join != Join::Any);
-    if !joins {
-        let sum: f64 = plan.edges.iter().map(|&e| w(e)).sum();
-        assert!(close(sum, plan.cost), "edge sum {sum} != plan cost {}", plan.cost);
-    }
+    assert_eq!(fed, plan.edges.len(), "a plan edge feeds no plan node");
+    let worth = plan.nodes.last().map_or(f64::NAN, |&g| value[g]);
+    assert!(close(worth, plan.cost), "the plan is worth {worth}, says {}", plan.cost);
 }
 
 proptest! {
@@ -128,7 +135,7 @@ proptest! {
         match (&got, want) {
             (Some(p), Some(o)) => {
                 prop_assert!(close(p.cost, o), "dijkstra {} oracle {}", p.cost, o);
-                check_plan(&c, p, s);
+                check_plan(&c, p, &[s], &w);
             }
             (None, None) => {}
             (p, o) => prop_assert!(false, "dijkstra {:?} oracle {:?}", p.as_ref().map(|p| p.cost), o),
@@ -174,7 +181,7 @@ proptest! {
                 seen.sort_unstable();
                 seen.dedup();
                 prop_assert_eq!(seen.len(), p.nodes.len(), "a node twice on {:?}", &p.nodes);
-                check_plan(&c, p, p.nodes[0]);
+                check_plan(&c, p, &[p.nodes[0]], &weights(&c));
                 prop_assert!(p.seeds.is_empty());
             }
             (None, None, None) => {}
@@ -446,8 +453,7 @@ proptest! {
         if let (Some(o), Some(q)) = (want, one) {
             prop_assert!(close(b.cost, o) && close(q.cost, o), "sweep {} one-sided {} oracle {}", b.cost, q.cost, o);
             prop_assert_eq!(b.nodes.last(), Some(&g));
-            let value = plan_value(&c, &b, &sources, &push);
-            prop_assert!(close(value, b.cost), "the plan is worth {value}, says {}", b.cost);
+            check_plan(&c, &b, &sources, &push);
         }
         let mut routed = Plan::default();
         let found = Dijkstra::new().route_into(&c.graph, &sources, g, &pull, &mut (), &mut routed);
@@ -510,34 +516,4 @@ fn join_dag_case(max_nodes: usize) -> impl Strategy<Value = Case> {
             debug_assert!(n == graph.node_count());
             Case { graph, failed }
         })
-}
-
-/// What a plan costs, computed from the plan alone: nothing at a source, the cheapest feeding
-/// edge's source plus its weight at a node, the sum over its feeding edges at a join (Knuth's
-/// superior function, each branch paying its own way). Also checks that each node comes after
-/// the nodes feeding it and is fed as its join needs.
-fn plan_value(c: &Case, plan: &Plan, sources: &[usize], w: &dyn Fn(usize) -> f64) -> f64 {
-    let at = |v: usize| plan.nodes.iter().position(|&x| x == v).expect("plan edges join plan nodes");
-    let mut value = vec![f64::NAN; c.graph.node_count()];
-    for &v in &plan.nodes {
-        if sources.contains(&v) {
-            value[v] = 0.0;
-            continue;
-        }
-        let feeds: Vec<usize> = plan.edges.iter().copied().filter(|&e| c.graph.edge(e).to == v).collect();
-        let need = match c.graph.node(v).join {
-            Join::Any => 1,
-            Join::Quorum(k) => k as usize,
-        };
-        assert_eq!(feeds.len(), need, "n{v} fed by {} plan edges, needs {need}", feeds.len());
-        let mut sum = 0.0;
-        for e in feeds {
-            let from = c.graph.edge(e).from;
-            assert!(at(from) < at(v), "n{from} feeds n{v} but comes after it");
-            assert!(w(e).is_finite(), "plan edge {e} is unusable");
-            sum += value[from] + w(e);
-        }
-        value[v] = sum;
-    }
-    plan.nodes.last().map_or(f64::NAN, |&g| value[g])
 }

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use shr_core::algo::Observer;
 use shr_core::ToolGraph;
 
 /// `SHR_BENCH_GRAPHS`, else the repository's `bench/graphs`.
@@ -39,6 +38,5 @@ pub fn load_graphs() -> Vec<(String, ToolGraph, bool)> {
         .collect()
 }
 
-/// Watches nothing, but asks for the steps: the search stays one-directional.
-pub struct OneSided;
-impl Observer for OneSided {}
+mod one_sided;
+pub use one_sided::OneSided;
