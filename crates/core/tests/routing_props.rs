@@ -119,6 +119,9 @@ fn check_plan(c: &Case, plan: &Plan, sources: &[usize], w: &dyn Fn(usize) -> f64
         value[v] = sum;
     }
     assert_eq!(fed, plan.edges.len(), "a plan edge feeds no plan node");
+    let order = |e: usize| (at(c.graph.edge(e).to), c.graph.edge(e).from, e);
+    let in_order = plan.edges.windows(2).all(|p| order(p[0]) < order(p[1]));
+    assert!(in_order, "plan edges {:?} not by the node they enter, then source, then index", plan.edges);
     let worth = plan.nodes.last().map_or(f64::NAN, |&g| value[g]);
     assert!(close(worth, plan.cost), "the plan is worth {worth}, says {}", plan.cost);
 }

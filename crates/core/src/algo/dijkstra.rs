@@ -61,7 +61,7 @@ pub trait EdgeWeight {
 /// An edge's weight from its description cost and the factor of the node it enters: the one
 /// formula, which [`crate::health::edge_weight`] applies to live health and the acyclic sweep
 /// to an [`EdgeWeight::entry_factor`].
-#[inline]
+#[inline(always)]
 pub fn entered_weight(cost: f64, factor: f64) -> f64 {
     cost * factor
 }

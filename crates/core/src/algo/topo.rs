@@ -9,7 +9,9 @@
 //! ([`EdgeWeight::entry_factor`], which live health weights do), the sweep pulls instead of
 //! pushing: node after node in the order, the cheapest of the edges entering it, read front to
 //! back from arrays laid out by position when the graph was built ([`ToolGraph::topo_in`]), the
-//! node weighed once. A failed tool (an infinite factor) costs one look, not one per edge.
+//! node weighed once. A failed tool (an infinite factor) costs one look, not one per edge. Only
+//! the cost is kept: which edge gave it is found again, from the costs, for the few nodes the
+//! plan keeps when it is walked back from the goal.
 //!
 //! Quorum joins fit the same sweep: when a join's turn comes every input it could take is final,
 //! so its cost is the sum of its `k` cheapest inputs (Knuth's superior function, as in
@@ -55,12 +57,14 @@ use crate::graph::{NodeIx, ToolGraph, TopoIn};
 
 const NONE: u32 = u32::MAX;
 
-/// Reusable state of the sweep: a cost and an incoming edge per node (by node for the push
-/// sweep, by position for the pull sweep), rewritten only over the window a query sweeps.
+/// Reusable state of the sweep: a cost per node and the edge it was entered by (by node for the
+/// push sweep; by position for the pull sweep, which keeps joins' entries only and finds the
+/// others again), rewritten only over the window a query sweeps.
 #[derive(Clone, Debug, Default)]
 pub struct TopoSweep {
     dist: Vec<f64>,
     /// The edge a node was entered by; for a quorum join, where its `k` edges start in `taken`.
+    /// (The pull sweep writes a plain node's while walking a plan with joins back.)
     via: Vec<u32>,
     /// The inputs the joins of the last query took, `k` after `k`.
     taken: Vec<u32>,
@@ -69,27 +73,58 @@ pub struct TopoSweep {
     /// Walking a plan with joins back: the nodes met (by slot) and those still to walk.
     mark: Vec<bool>,
     stack: Vec<NodeIx>,
-    /// Sort keys for a plan's nodes and edges: (cost, position) as one integer, and a tie-break.
-    keys: Vec<(u128, u64)>,
+    /// Sort keys for a plan's nodes: (cost, position) as one integer.
+    keys: Vec<u128>,
     swept: usize,
 }
 
-/// The cheapest way of entering a node over edges from sources at `froms` with costs `costs`,
-/// its factor `m`: the cost and the index of the edge, the first among equal costs. Each edge
-/// is weighed once, and the minimum and its index are kept with selects, not branches: which
-/// edge wins is data the branch predictor cannot learn. (Two or four running minimums side by
-/// side measured no faster: tool graphs have few edges into a node.)
-#[inline]
-fn cheapest_entry(dist: &[f64], froms: &[u32], costs: &[f64], m: f64) -> (f64, usize) {
-    let mut best = f64::INFINITY;
-    let mut at = 0usize;
-    for (k, (&f, &c)) in froms.iter().zip(costs).enumerate() {
-        let nd = dist[f as usize] + entered_weight(c, m);
-        let better = nd < best;
-        best = if better { nd } else { best };
-        at = if better { k } else { at };
+/// The cheapest cost of entering a node over edges from sources at `froms` with costs `costs`,
+/// its factor `m`. Only the minimum is kept, in two running minimums: a node's time was the
+/// chain of compare-and-select through one minimum and its index, edge after edge. Which edge
+/// gave it is found again for the few nodes a plan keeps ([`pulled_entry`]).
+#[inline(always)]
+fn cheapest_entry(dist: &[f64], froms: &[u32], costs: &[f64], m: f64) -> f64 {
+    // Indices, not iterator adapters: the release profile (opt-level "z") calls those, edge
+    // after edge.
+    let n = froms.len().min(costs.len());
+    let (mut a, mut b) = (f64::INFINITY, f64::INFINITY);
+    let mut k = n % 2;
+    if k == 1 {
+        a = dist[froms[0] as usize] + entered_weight(costs[0], m);
     }
-    (best, at)
+    while k + 1 < n {
+        let x = dist[froms[k] as usize] + entered_weight(costs[k], m);
+        let y = dist[froms[k + 1] as usize] + entered_weight(costs[k + 1], m);
+        a = if x < a { x } else { a };
+        b = if y < b { y } else { b };
+        k += 2;
+    }
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The entry (an index into [`ToolGraph::topo_in`]) by which the pull sweep entered the plain
+/// node at position `p`, factor `m`, in the window from `lo`: the first whose offer is the
+/// node's cost. It is computed by the same operations as in [`cheapest_entry`], so equal to
+/// the bit (compared as bits: one branch, where `==` on floats takes two). Inlined where a
+/// plan is walked back: called, it made that walk half as slow again.
+#[inline(always)]
+fn pulled_entry(graph: &ToolGraph, dist: &[f64], lo: usize, p: usize, m: f64) -> Option<usize> {
+    let into = graph.topo_in();
+    let entries = window_entries(graph, lo, p);
+    let cost = dist[p].to_bits();
+    let (froms, costs) = (&into.from[..], &into.cost[..]);
+    let mut j = entries.start;
+    while j < entries.end {
+        if (dist[froms[j] as usize] + entered_weight(costs[j], m)).to_bits() == cost {
+            return Some(j);
+        }
+        j += 1;
+    }
+    None
 }
 
 /// A quorum join's entry over `offers` (cost so far plus the edge's weight, and the edge), in
@@ -146,7 +181,7 @@ fn usable_factor(m: f64) -> bool {
 /// The entries of the edges into the node at position `p` that come from the window `lo..`:
 /// sources are by position, and those before the window (not swept this time, their slots
 /// holding an older query's costs) come first, so they are passed over at once.
-#[inline]
+#[inline(always)]
 fn window_entries(graph: &ToolGraph, lo: usize, p: usize) -> core::ops::Range<usize> {
     let into = graph.topo_in();
     let (a, b) = (into.start[p] as usize, into.start[p + 1] as usize);
@@ -162,6 +197,47 @@ fn slot_of(graph: &ToolGraph, v: NodeIx, by_position: bool) -> usize {
         graph.topo_position(v).unwrap_or(0)
     } else {
         v
+    }
+}
+
+/// How a plan is walked back from the goal: the push sweep kept each node's cost and entry
+/// edge by node; the pull sweep kept costs by position, over the window from `lo`, and finds
+/// a plain node's entry again from them ([`pulled_entry`]).
+enum Walk<'w, W: ?Sized> {
+    Pushed,
+    Pulled { lo: usize, weights: &'w W },
+}
+
+impl<W: ?Sized> Clone for Walk<'_, W> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<W: ?Sized> Copy for Walk<'_, W> {}
+
+/// The edge the plain (not join) node `v` was entered by, and the node it leaves; `None` for a
+/// node no edge entered. Ask it of nodes that are not sources: with zero-cost edges, an edge
+/// can offer a source its cost of 0. (The pull sweep reads the source from its own arrays: an
+/// edge's whole description is a cache miss on a big graph.)
+#[inline]
+fn entered_by<W: EdgeWeight + ?Sized>(
+    graph: &ToolGraph,
+    dist: &[f64],
+    via: &[u32],
+    v: NodeIx,
+    walk: Walk<'_, W>,
+) -> Option<(usize, NodeIx)> {
+    match walk {
+        Walk::Pushed => {
+            let e = *via.get(v).filter(|&&e| e != NONE)? as usize;
+            Some((e, graph.edge(e).from))
+        }
+        Walk::Pulled { lo, weights } => {
+            let j = pulled_entry(graph, dist, lo, graph.topo_position(v)?, weights.entry_factor(v)?)?;
+            let into = graph.topo_in();
+            Some((into.edge[j] as usize, graph.topo_order()[into.from[j] as usize] as usize))
+        }
     }
 }
 
@@ -209,7 +285,11 @@ impl TopoSweep {
         }
         let joins = !graph.join_nodes().is_empty();
         if weights.entry_factor(goal).is_some() && !graph.topo_in().start.is_empty() {
-            return self.pull(graph, sources, goal, lo, hi, weights, joins, plan);
+            // Two copies of the sweep: with no joins to look for, its loop measured 5-8% faster.
+            return match joins {
+                true => self.pull::<W, true>(graph, sources, goal, lo, hi, weights, plan),
+                false => self.pull::<W, false>(graph, sources, goal, lo, hi, weights, plan),
+            };
         }
         let order = graph.topo_order();
         for &v in &order[lo..=hi] {
@@ -263,9 +343,9 @@ impl TopoSweep {
             return false;
         }
         if joins {
-            self.plan_tree(graph, sources, goal, cost, false, plan);
+            self.plan_tree(graph, sources, goal, cost, Walk::<W>::Pushed, plan);
         } else {
-            self.path_back(graph, goal, cost, false, plan);
+            self.path_back(graph, sources, goal, cost, Walk::<W>::Pushed, plan);
         }
         true
     }
@@ -274,7 +354,7 @@ impl TopoSweep {
     /// entering it from the window (a join, when the graph has `joins`, its `k` cheapest).
     /// `dist` and `via` are by position here.
     #[allow(clippy::too_many_arguments)]
-    fn pull<W: EdgeWeight + ?Sized>(
+    fn pull<W: EdgeWeight + ?Sized, const JOINS: bool>(
         &mut self,
         graph: &ToolGraph,
         sources: &[NodeIx],
@@ -282,73 +362,85 @@ impl TopoSweep {
         lo: usize,
         hi: usize,
         weights: &W,
-        joins: bool,
         plan: &mut Plan,
     ) -> bool {
         let order = graph.topo_order();
         let into = graph.topo_in();
         let (dist, via) = (&mut self.dist[..], &mut self.via[..]);
         dist[lo..=hi].fill(f64::INFINITY);
-        via[lo..=hi].fill(NONE);
         for &s in sources {
             if let Some(p) = graph.topo_position(s).filter(|p| (lo..=hi).contains(p)) {
                 dist[p] = 0.0;
             }
         }
-        let mut swept = usize::from(dist[lo] == 0.0);
-        for p in lo + 1..=hi {
-            // A source keeps cost 0: no edge can do better.
-            if dist[p] == 0.0 {
-                swept += usize::from(p < hi);
-                continue;
-            }
+        for p in lo + 1..hi + 1 {
             let v = order[p] as usize;
             let m = weights.entry_factor(v).unwrap_or(f64::INFINITY);
             if !usable_factor(m) {
                 continue;
             }
             let entries = window_entries(graph, lo, p);
-            if joins && graph.quorum(v) > 0 {
+            // A source keeps cost 0: no edge can do better.
+            if JOINS && graph.quorum(v) > 0 && dist[p] != 0.0 {
                 let k = graph.quorum(v) as usize;
-                let (best, at) = pull_join(&mut self.slots, &mut self.taken, k, dist, into, entries, m);
-                if best < f64::INFINITY {
-                    dist[p] = best;
-                    via[p] = at;
-                    swept += usize::from(p < hi);
-                }
+                (dist[p], via[p]) = pull_join(&mut self.slots, &mut self.taken, k, dist, into, entries, m);
                 continue;
             }
-            let (froms, costs) = (&into.from[entries.clone()], &into.cost[entries.clone()]);
-            let (best, k) = cheapest_entry(dist, froms, costs, m);
-            if best < f64::INFINITY {
-                dist[p] = best;
-                via[p] = into.edge[entries.start + k];
-                swept += usize::from(p < hi);
-            }
+            let best = cheapest_entry(dist, &into.from[entries.clone()], &into.cost[entries], m);
+            dist[p] = if best < dist[p] { best } else { dist[p] };
         }
+        // Counted after the loop, which then does nothing but weigh entries.
+        let swept = dist[lo..hi].iter().filter(|&&d| d < f64::INFINITY).count();
         self.swept = swept;
         let cost = self.dist[hi];
         if !cost.is_finite() {
             return false;
         }
-        if joins {
-            self.plan_tree(graph, sources, goal, cost, true, plan);
+        let walk = Walk::Pulled { lo, weights };
+        if JOINS {
+            self.plan_tree(graph, sources, goal, cost, walk, plan);
         } else {
-            self.path_back(graph, goal, cost, true, plan);
+            self.path_back(graph, sources, goal, cost, walk, plan);
         }
         true
     }
 
-    /// Writes the path ending at `goal` into `plan`, following `via` (indexed by node, or
-    /// `by_position`).
-    fn path_back(&self, graph: &ToolGraph, goal: NodeIx, cost: f64, by_position: bool, plan: &mut Plan) {
-        let slot = |v: NodeIx| slot_of(graph, v, by_position);
+    /// Writes the path ending at `goal` into `plan`, walked back to a source over the edges
+    /// the nodes were entered by.
+    fn path_back<W: EdgeWeight + ?Sized>(
+        &self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        cost: f64,
+        walk: Walk<'_, W>,
+        plan: &mut Plan,
+    ) {
+        if let Walk::Pulled { lo, weights } = walk {
+            let (order, into) = (graph.topo_order(), graph.topo_in());
+            let mut p = graph.topo_position(goal).unwrap_or(0);
+            loop {
+                let v = order[p] as usize;
+                plan.nodes.push(v);
+                if sources.contains(&v) {
+                    break;
+                }
+                let entry = weights.entry_factor(v).and_then(|m| pulled_entry(graph, &self.dist, lo, p, m));
+                let Some(j) = entry else { break };
+                plan.edges.push(into.edge[j] as usize);
+                p = into.from[j] as usize;
+            }
+            plan.nodes.reverse();
+            plan.edges.reverse();
+            plan.cost = cost;
+            return;
+        }
         let mut v = goal;
         plan.nodes.push(v);
-        while self.via[slot(v)] != NONE {
-            let e = self.via[slot(v)] as usize;
+        while !sources.contains(&v) {
+            let Some((e, from)) = entered_by(graph, &self.dist, &self.via, v, walk) else { break };
             plan.edges.push(e);
-            v = graph.edge(e).from;
+            v = from;
             plan.nodes.push(v);
         }
         plan.nodes.reverse();
@@ -360,34 +452,44 @@ impl TopoSweep {
     /// from the goal over each node's entry (a join's `k` taken edges), each node once, sources
     /// ending a branch; then nodes in order of cost, then position (every node after those
     /// feeding it: a node costs at least what each of its feeders does), and edges by the node
-    /// they enter, as [`super::Dijkstra`] orders its plans. `via` and `dist` are indexed by
-    /// node, or `by_position`.
-    fn plan_tree(
+    /// they enter, as [`super::Dijkstra`] orders its plans.
+    fn plan_tree<W: EdgeWeight + ?Sized>(
         &mut self,
         graph: &ToolGraph,
         sources: &[NodeIx],
         goal: NodeIx,
         cost: f64,
-        by_position: bool,
+        walk: Walk<'_, W>,
         plan: &mut Plan,
     ) {
+        let by_position = matches!(walk, Walk::Pulled { .. });
         let slot = |v: NodeIx| slot_of(graph, v, by_position);
         let Self { dist, via, taken, mark, stack, keys, .. } = self;
+        // The edges feeding `v`: its entry, or the `k` a join took.
+        fn feed<'a>(graph: &ToolGraph, taken: &'a [u32], via: &'a [u32], v: NodeIx, at: usize) -> &'a [u32] {
+            match graph.quorum(v) as usize {
+                0 => via.get(at..=at).unwrap_or(&[]),
+                k => taken.get(via[at] as usize..).and_then(|t| t.get(..k)).unwrap_or(&[]),
+            }
+        }
+        // Walked back, each node once; a node's key is its cost, then position, as one integer
+        // (comparing through the graph's arrays cost more than the sweep on a scenario graph).
+        let key =
+            |v: NodeIx| Entry { dist: dist[slot(v)], node: graph.topo_position(v).unwrap_or(0) as u32 }.key();
+        keys.clear();
         stack.clear();
         stack.push(goal);
         mark[slot(goal)] = true;
         while let Some(v) = stack.pop() {
-            plan.nodes.push(v);
+            keys.push(key(v));
             if sources.contains(&v) {
                 continue;
             }
-            let entry = via[slot(v)];
-            let feed: &[u32] = match graph.quorum(v) as usize {
-                0 => core::slice::from_ref(&entry),
-                k => taken.get(entry as usize..).and_then(|t| t.get(..k)).unwrap_or(&[]),
-            };
-            for &e in feed.iter().filter(|&&e| e != NONE) {
-                plan.edges.push(e as usize);
+            if graph.quorum(v) == 0 {
+                // Kept in `via` (the pull sweep keeps no entries) for writing the edges below.
+                via[slot(v)] = entered_by(graph, dist, via, v, walk).map_or(NONE, |(e, _)| e as u32);
+            }
+            for &e in feed(graph, taken, via, v, slot(v)).iter().filter(|&&e| e != NONE) {
                 let from = graph.edge(e as usize).from;
                 if !mark[slot(from)] {
                     mark[slot(from)] = true;
@@ -395,25 +497,21 @@ impl TopoSweep {
                 }
             }
         }
-        // Sorted by keys computed once: comparing through the graph's arrays cost more than
-        // the sweep itself on a scenario graph.
-        let pos = |v: NodeIx| graph.topo_position(v).unwrap_or(0) as u32;
-        let rank = |v: NodeIx| Entry { dist: dist[slot(v)], node: pos(v) }.key();
-        keys.clear();
-        keys.extend(plan.nodes.iter().map(|&v| (rank(v), v as u64)));
+        // Then the nodes by key, each with the edges feeding it (a join's by source, then
+        // index): edges in the order of the node they enter.
         keys.sort_unstable();
-        for (v, &(_, k)) in plan.nodes.iter_mut().zip(keys.iter()) {
-            mark[slot(k as usize)] = false;
-            *v = k as usize;
-        }
-        keys.clear();
-        keys.extend(plan.edges.iter().map(|&e| {
-            let edge = graph.edge(e);
-            (rank(edge.to), (edge.from as u64) << 32 | e as u64)
-        }));
-        keys.sort_unstable();
-        for (e, &(_, k)) in plan.edges.iter_mut().zip(keys.iter()) {
-            *e = (k & u64::from(u32::MAX)) as usize;
+        let order = graph.topo_order();
+        for &k in keys.iter() {
+            let v = order[k as u32 as usize] as usize;
+            mark[slot(v)] = false;
+            plan.nodes.push(v);
+            if sources.contains(&v) {
+                continue;
+            }
+            let at = plan.edges.len();
+            let fed = feed(graph, taken, via, v, slot(v));
+            plan.edges.extend(fed.iter().filter(|&&e| e != NONE).map(|&e| e as usize));
+            plan.edges[at..].sort_unstable_by_key(|&e| (graph.edge(e).from, e));
         }
         plan.cost = cost;
     }
