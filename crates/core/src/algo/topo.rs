@@ -417,6 +417,7 @@ impl TopoSweep {
         plan: &mut Plan,
     ) {
         if let Walk::Pulled { lo, weights } = walk {
+            // By position, from the sweep's own arrays: no lookup of a position or an edge.
             let (order, into) = (graph.topo_order(), graph.topo_in());
             let mut p = graph.topo_position(goal).unwrap_or(0);
             loop {
@@ -430,18 +431,15 @@ impl TopoSweep {
                 plan.edges.push(into.edge[j] as usize);
                 p = into.from[j] as usize;
             }
-            plan.nodes.reverse();
-            plan.edges.reverse();
-            plan.cost = cost;
-            return;
-        }
-        let mut v = goal;
-        plan.nodes.push(v);
-        while !sources.contains(&v) {
-            let Some((e, from)) = entered_by(graph, &self.dist, &self.via, v, walk) else { break };
-            plan.edges.push(e);
-            v = from;
+        } else {
+            let mut v = goal;
             plan.nodes.push(v);
+            while !sources.contains(&v) {
+                let Some((e, from)) = entered_by(graph, &self.dist, &self.via, v, walk) else { break };
+                plan.edges.push(e);
+                v = from;
+                plan.nodes.push(v);
+            }
         }
         plan.nodes.reverse();
         plan.edges.reverse();
