@@ -216,10 +216,9 @@ impl<W: ?Sized> Clone for Walk<'_, W> {
 
 impl<W: ?Sized> Copy for Walk<'_, W> {}
 
-/// The edge the plain (not join) node `v` was entered by, and the node it leaves; `None` for a
-/// node no edge entered. Ask it of nodes that are not sources: with zero-cost edges, an edge
-/// can offer a source its cost of 0. (The pull sweep reads the source from its own arrays: an
-/// edge's whole description is a cache miss on a big graph.)
+/// The edge the plain (not join) node `v` was entered by; `None` for a node no edge entered.
+/// Ask it of nodes that are not sources: with zero-cost edges, an edge can offer a source its
+/// cost of 0.
 #[inline]
 fn entered_by<W: EdgeWeight + ?Sized>(
     graph: &ToolGraph,
@@ -227,16 +226,12 @@ fn entered_by<W: EdgeWeight + ?Sized>(
     via: &[u32],
     v: NodeIx,
     walk: Walk<'_, W>,
-) -> Option<(usize, NodeIx)> {
+) -> Option<usize> {
     match walk {
-        Walk::Pushed => {
-            let e = *via.get(v).filter(|&&e| e != NONE)? as usize;
-            Some((e, graph.edge(e).from))
-        }
+        Walk::Pushed => via.get(v).filter(|&&e| e != NONE).map(|&e| e as usize),
         Walk::Pulled { lo, weights } => {
             let j = pulled_entry(graph, dist, lo, graph.topo_position(v)?, weights.entry_factor(v)?)?;
-            let into = graph.topo_in();
-            Some((into.edge[j] as usize, graph.topo_order()[into.from[j] as usize] as usize))
+            Some(graph.topo_in().edge[j] as usize)
         }
     }
 }
@@ -417,7 +412,8 @@ impl TopoSweep {
         plan: &mut Plan,
     ) {
         if let Walk::Pulled { lo, weights } = walk {
-            // By position, from the sweep's own arrays: no lookup of a position or an edge.
+            // By position, from the sweep's own arrays: no lookup of a position, and no edge's
+            // whole description read (a cache miss on a big graph).
             let (order, into) = (graph.topo_order(), graph.topo_in());
             let mut p = graph.topo_position(goal).unwrap_or(0);
             loop {
@@ -435,9 +431,9 @@ impl TopoSweep {
             let mut v = goal;
             plan.nodes.push(v);
             while !sources.contains(&v) {
-                let Some((e, from)) = entered_by(graph, &self.dist, &self.via, v, walk) else { break };
+                let Some(e) = entered_by(graph, &self.dist, &self.via, v, walk) else { break };
                 plan.edges.push(e);
-                v = from;
+                v = graph.edge(e).from;
                 plan.nodes.push(v);
             }
         }
@@ -485,7 +481,7 @@ impl TopoSweep {
             }
             if graph.quorum(v) == 0 {
                 // Kept in `via` (the pull sweep keeps no entries) for writing the edges below.
-                via[slot(v)] = entered_by(graph, dist, via, v, walk).map_or(NONE, |(e, _)| e as u32);
+                via[slot(v)] = entered_by(graph, dist, via, v, walk).map_or(NONE, |e| e as u32);
             }
             for &e in feed(graph, taken, via, v, slot(v)).iter().filter(|&&e| e != NONE) {
                 let from = graph.edge(e as usize).from;
