@@ -7,7 +7,7 @@
 //! the host performs the calls and passes the clock in. The LLM is asked only when no path
 //! exists ([`Action::Escalate`]).
 //!
-//! Modules, lowest first (each uses only those above it): `limits`, `error`, `rng`, `graph`,
+//! Modules, lowest first (each uses only those above it): `limits`, `json_path`, `error`, `rng`, `graph`,
 //! `validate`, `algo`, `health`, `progress`, `monitor`, `vocab`, `event`, `audit`, `metrics`,
 //! `session`, `router`, `standalone`, `drive`.
 #![no_std]
@@ -23,6 +23,7 @@ pub mod error;
 pub mod event;
 pub mod graph;
 pub mod health;
+pub mod json_path;
 pub mod limits;
 pub mod metrics;
 pub mod monitor;
@@ -30,6 +31,7 @@ pub mod progress;
 pub mod rng;
 pub mod router;
 pub mod session;
+mod sort;
 mod standalone;
 pub mod validate;
 pub mod vocab;

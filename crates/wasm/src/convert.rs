@@ -137,6 +137,21 @@ pub fn from_js_camel<T: DeserializeOwned + Serialize>(
     code: &'static str,
     user_data: &[&str],
 ) -> Result<T, ShrError> {
+    // Only the two lines naming `T` are copied per type; the rest is shared (module size).
+    let value = snake_value(v, what, code, user_data)?;
+    let parsed: T = serde_path_to_error::deserialize(&value).map_err(|e| parse_error(e, what, code))?;
+    // What the core read, written back: a key given but absent here was read by nobody.
+    let read = serde_json::to_value(&parsed);
+    read_all(&value, read, user_data, what, code).map(|()| parsed)
+}
+
+/// A JS value as JSON with the core's snake_case keys (see [`snakeize`]).
+fn snake_value(
+    v: &JsValue,
+    what: &str,
+    code: &'static str,
+    user_data: &[&str],
+) -> Result<serde_json::Value, ShrError> {
     let text = match stringify(v) {
         Ok(Some(text)) => text,
         Ok(None) => "null".to_string(),
@@ -144,21 +159,32 @@ pub fn from_js_camel<T: DeserializeOwned + Serialize>(
     };
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| ShrError::new(code, format!("{what}: {e}")))?;
-    let value = snakeize(value, user_data, what).map_err(|m| ShrError::new(code, m))?;
-    let parsed: T = serde_path_to_error::deserialize(&value).map_err(|e| {
-        let mut at = what.to_string();
-        for segment in e.path().iter() {
-            match segment {
-                serde_path_to_error::Segment::Map { key } => at = format!("{at}.{}", camel(key)),
-                serde_path_to_error::Segment::Seq { index } => at = format!("{at}[{index}]"),
-                _ => {}
-            }
+    snakeize(value, user_data, what).map_err(|m| ShrError::new(code, m))
+}
+
+/// A parse error, at the place it names in JS terms (`task.context`, `result.output[2]`).
+fn parse_error(e: serde_path_to_error::Error<serde_json::Error>, what: &str, code: &'static str) -> ShrError {
+    let mut at = what.to_string();
+    for segment in e.path().iter() {
+        match segment {
+            serde_path_to_error::Segment::Map { key } => at = format!("{at}.{}", camel(key)),
+            serde_path_to_error::Segment::Seq { index } => at = format!("{at}[{index}]"),
+            _ => {}
         }
-        ShrError::new(code, format!("{at}: {}", camel_message(&e.into_inner().to_string())))
-    })?;
-    // What the core read, written back: a key given but absent here was read by nobody.
-    let read = serde_json::to_value(&parsed).map_err(|e| ShrError::new("internal", e.to_string()))?;
-    unread_key(&value, &read, user_data, what).map_or(Ok(parsed), |m| Err(ShrError::new(code, m)))
+    }
+    ShrError::new(code, format!("{at}: {}", camel_message(&e.into_inner().to_string())))
+}
+
+/// `Ok` when every key `given` was `read`, else the error naming the first one that was not.
+fn read_all(
+    given: &serde_json::Value,
+    read: serde_json::Result<serde_json::Value>,
+    user_data: &[&str],
+    what: &str,
+    code: &'static str,
+) -> Result<(), ShrError> {
+    let read = read.map_err(|e| ShrError::new("internal", e.to_string()))?;
+    unread_key(given, &read, user_data, what).map_or(Ok(()), |m| Err(ShrError::new(code, m)))
 }
 
 /// The first key of `given` (not under `user_data`) that `read` lacks, as a message

@@ -253,6 +253,8 @@ pub struct Dijkstra {
     mark: Vec<bool>,
     source: Vec<bool>,
     order: Vec<u32>,
+    /// Sort keys for a plan's nodes and edges.
+    keys: Vec<u128>,
     /// Plain point-to-point queries go to the two-sided search...
     two_sided: Bidirectional,
     /// ...or, on an acyclic graph with a small enough window, to one topological sweep.
@@ -537,9 +539,12 @@ impl Dijkstra {
                 }
             }
         }
-        let order = &self.order;
-        plan.nodes.sort_unstable_by_key(|&v| order[v]);
-        plan.edges.sort_unstable_by_key(|&e| (order[graph.edge(e).to], graph.edge(e).from));
+        let (order, keys) = (&self.order, &mut self.keys);
+        crate::sort::by_key(&mut plan.nodes, keys, |v| order[v] as u64);
+        crate::sort::by_key(&mut plan.edges, keys, |e| {
+            let edge = graph.edge(e);
+            ((order[edge.to] as u64) << 32) | edge.from as u64
+        });
     }
 }
 

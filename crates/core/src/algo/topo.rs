@@ -75,6 +75,8 @@ pub struct TopoSweep {
     stack: Vec<NodeIx>,
     /// Sort keys for a plan's nodes: (cost, position) as one integer.
     keys: Vec<u128>,
+    /// Sort keys for the edges feeding a join.
+    edge_keys: Vec<u128>,
     swept: usize,
 }
 
@@ -458,7 +460,7 @@ impl TopoSweep {
     ) {
         let by_position = matches!(walk, Walk::Pulled { .. });
         let slot = |v: NodeIx| slot_of(graph, v, by_position);
-        let Self { dist, via, taken, mark, stack, keys, .. } = self;
+        let Self { dist, via, taken, mark, stack, keys, edge_keys, .. } = self;
         // The edges feeding `v`: its entry, or the `k` a join took.
         fn feed<'a>(graph: &ToolGraph, taken: &'a [u32], via: &'a [u32], v: NodeIx, at: usize) -> &'a [u32] {
             match graph.quorum(v) as usize {
@@ -493,7 +495,7 @@ impl TopoSweep {
         }
         // Then the nodes by key, each with the edges feeding it (a join's by source, then
         // index): edges in the order of the node they enter.
-        keys.sort_unstable();
+        crate::sort::packed(keys);
         let order = graph.topo_order();
         for &k in keys.iter() {
             let v = order[k as u32 as usize] as usize;
@@ -505,7 +507,7 @@ impl TopoSweep {
             let at = plan.edges.len();
             let fed = feed(graph, taken, via, v, slot(v));
             plan.edges.extend(fed.iter().filter(|&&e| e != NONE).map(|&e| e as usize));
-            plan.edges[at..].sort_unstable_by_key(|&e| (graph.edge(e).from, e));
+            crate::sort::by_key(&mut plan.edges[at..], edge_keys, |e| graph.edge(e).from as u64);
         }
         plan.cost = cost;
     }

@@ -6,9 +6,11 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use serde::Deserialize;
+
 use super::{Edge, GraphSpec, Guard, Join, JoinSpec, Node, NodeIx, ToolGraph};
 use crate::error::{GraphError, Problem, ProblemKind};
-use crate::limits;
+use crate::{json_path, limits};
 
 impl ToolGraph {
     /// Parses and validates a JSON description.
@@ -30,9 +32,9 @@ impl ToolGraph {
             err
         };
         let de = &mut serde_json::Deserializer::from_str(text);
-        let spec: GraphSpec = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
-            let path = pointer(e.path());
-            malformed(e.into_inner(), path)
+        let spec = GraphSpec::deserialize(&mut *de).map_err(|e| {
+            let path = json_path::pointer(&json_path::path_of(text, &e));
+            malformed(e, path)
         })?;
         // Text after the description (a second object, a stray bracket) is refused, not
         // silently dropped: it is most likely a description pasted twice or cut wrong.
@@ -411,22 +413,6 @@ fn check_cost(
     }
 }
 
-/// A deserializer's path as a JSON pointer (RFC 6901): `nodes[3].retry` -> `/nodes/3/retry`.
-fn pointer(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for segment in path.iter() {
-        out.push('/');
-        match segment {
-            Segment::Seq { index } => out.push_str(&index.to_string()),
-            Segment::Map { key } => out.push_str(&key.replace('~', "~0").replace('/', "~1")),
-            Segment::Enum { variant } => out.push_str(variant),
-            Segment::Unknown => out.push('?'),
-        }
-    }
-    out
-}
-
 fn resolve_end(
     push: &mut impl FnMut(ProblemKind, &str, String, String),
     ids: &BTreeMap<&str, NodeIx>,
@@ -456,8 +442,16 @@ fn resolve_end(
 
 /// Compressed adjacency: for each node the edge indices, sorted by the other endpoint.
 fn adjacency(n: usize, edges: &[Edge], ends: impl Fn(&Edge) -> (NodeIx, NodeIx)) -> (Vec<u32>, Vec<u32>) {
-    let mut order: Vec<u32> = (0..edges.len() as u32).collect();
-    order.sort_by_key(|&e| ends(&edges[e as usize]));
+    // Keyed by both ends, then the edge index: the order a stable sort by the ends would give.
+    let mut keys: Vec<u128> = (edges.iter().enumerate())
+        .map(|(e, edge)| {
+            let (a, b) = ends(edge);
+            ((((a as u64) << 32) | b as u64) as u128) << 64 | e as u128
+        })
+        .collect();
+    crate::sort::packed(&mut keys);
+    let order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+    drop(keys);
     let mut start = alloc::vec![0u32; n + 1];
     for e in edges {
         start[ends(e).0 + 1] += 1;
@@ -516,15 +510,16 @@ fn entering_in_order(
     t.from.reserve(edges.len());
     t.cost.reserve(edges.len());
     t.edge.reserve(edges.len());
-    let mut entering: Vec<(u32, u32)> = Vec::new();
+    let mut entering: Vec<u128> = Vec::new();
     t.start.push(0);
     for &v in order {
         let (a, b) = (in_start[v as usize] as usize, in_start[v as usize + 1] as usize);
         entering.clear();
-        entering.extend(in_edges[a..b].iter().map(|&e| (pos[edges[e as usize].from], e)));
+        entering
+            .extend(in_edges[a..b].iter().map(|&e| (pos[edges[e as usize].from] as u128) << 64 | e as u128));
         // By source position: the sweep keeps the first of equal costs, as a push sweep would.
-        entering.sort_unstable();
-        for &(p, e) in &entering {
+        crate::sort::packed(&mut entering);
+        for (p, e) in entering.iter().map(|&k| ((k >> 64) as u32, k as u32)) {
             t.from.push(p);
             t.cost.push(edges[e as usize].cost);
             t.edge.push(e);
