@@ -1,18 +1,19 @@
 //! `json_path` finds an error's place from the text; `serde_path_to_error` tracks it on the way
-//! down. Every single mutation of real descriptions (a key added, removed or misspelt, a value
-//! of another type) that the graph format refuses must get the same place from both, written
-//! compact and pretty.
+//! down. Every single mutation (a key added, removed or misspelt, a value of another type) of
+//! real descriptions, and of the values the wasm layer parses from JS (a session's config, a
+//! task, a tool's result, an escalation's decision), that is refused must get the same place
+//! from both, written compact and pretty.
 
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use shr_core::graph::GraphSpec;
 use shr_core::json_path::{path_of, pointer};
-use shr_core::ToolGraph;
+use shr_core::{Decision, SessionConfig, Task, ToolGraph, ToolResult};
 
 /// The place serde_path_to_error names, as a JSON pointer.
-fn tracked(text: &str) -> Option<String> {
+fn tracked_as<T: DeserializeOwned>(text: &str) -> Option<String> {
     let de = &mut serde_json::Deserializer::from_str(text);
-    let e = serde_path_to_error::deserialize::<_, GraphSpec>(de).err()?;
+    let e = serde_path_to_error::deserialize::<_, T>(de).err()?;
     let mut out = String::new();
     for segment in e.path().iter() {
         out.push('/');
@@ -29,9 +30,17 @@ fn tracked(text: &str) -> Option<String> {
 }
 
 /// The place `json_path` names from serde_json's position.
-fn found(text: &str) -> Option<String> {
-    let e = GraphSpec::deserialize(&mut serde_json::Deserializer::from_str(text)).err()?;
+fn found_as<T: DeserializeOwned>(text: &str) -> Option<String> {
+    let e = T::deserialize(&mut serde_json::Deserializer::from_str(text)).err()?;
     Some(pointer(&path_of(text, &e)))
+}
+
+fn tracked(text: &str) -> Option<String> {
+    tracked_as::<GraphSpec>(text)
+}
+
+fn found(text: &str) -> Option<String> {
+    found_as::<GraphSpec>(text)
 }
 
 fn rich() -> Value {
@@ -137,6 +146,47 @@ fn names_the_same_place_as_a_tracking_deserializer() {
     }
     // Most single changes are refused; each refusal was compared above.
     assert!(refused * 2 > compared, "{refused} of {compared} refused");
+}
+
+/// Each value's mutations through `T`: (compared, refused).
+fn compare_as<T: DeserializeOwned>(value: &Value) -> (usize, usize) {
+    assert_eq!(tracked_as::<T>(&value.to_string()), None, "the value itself is read: {value}");
+    let (mut compared, mut refused) = (0, 0);
+    for changed in mutations(value) {
+        for text in [changed.to_string(), serde_json::to_string_pretty(&changed).expect("JSON")] {
+            compared += 1;
+            let want = tracked_as::<T>(&text);
+            assert_eq!(found_as::<T>(&text), want, "{text}");
+            refused += usize::from(want.is_some());
+        }
+    }
+    (compared, refused)
+}
+
+#[test]
+fn names_the_same_place_in_what_the_js_layer_parses() {
+    let config = serde_json::to_value(SessionConfig::default()).expect("JSON");
+    let task =
+        json!({ "goal": "done", "start": "in", "context": { "amount": 5, "lines": [1, { "a": null }] } });
+    let results = [
+        json!({ "result": "ok", "output": { "refund_id": "r1", "items": [1, 2] }, "latency_ms": 3.5 }),
+        json!({ "result": "err", "category": "service", "transient": true, "message": "down",
+                "agent_action": "retry", "latency_ms": 1 }),
+    ];
+    let decisions = [
+        json!({ "decision": "demote", "goal": "manual" }),
+        json!({ "decision": "approve" }),
+        json!({ "decision": "abort", "message": "no" }),
+        json!({ "decision": "hand_off", "to": "support" }),
+    ];
+    let mut refused = compare_as::<SessionConfig>(&config).1 + compare_as::<Task>(&task).1;
+    for r in &results {
+        refused += compare_as::<ToolResult>(r).1;
+    }
+    for d in &decisions {
+        refused += compare_as::<Decision>(d).1;
+    }
+    assert!(refused > 100, "{refused} refusals compared");
 }
 
 #[test]

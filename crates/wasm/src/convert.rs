@@ -11,6 +11,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use shr_core::json_path;
 use shr_core::limits::{MAX_EDGES, MAX_JSON_BYTES, MAX_NODES};
 use shr_core::{Category, ProblemKind, ToolFailure};
 use wasm_bindgen::JsValue;
@@ -137,9 +138,11 @@ pub fn from_js_camel<T: DeserializeOwned + Serialize>(
     code: &'static str,
     user_data: &[&str],
 ) -> Result<T, ShrError> {
-    // Only the two lines naming `T` are copied per type; the rest is shared (module size).
+    // Only the lines naming `T` are copied per type; the rest is shared (module size). Parsed
+    // from text, so a refusal has a line and column to find its place from (`json_path`).
     let value = snake_value(v, what, code, user_data)?;
-    let parsed: T = serde_path_to_error::deserialize(&value).map_err(|e| parse_error(e, what, code))?;
+    let text = value.to_string();
+    let parsed: T = serde_json::from_str(&text).map_err(|e| parse_error(&text, &e, what, code))?;
     // What the core read, written back: a key given but absent here was read by nobody.
     let read = serde_json::to_value(&parsed);
     read_all(&value, read, user_data, what, code).map(|()| parsed)
@@ -162,17 +165,19 @@ fn snake_value(
     snakeize(value, user_data, what).map_err(|m| ShrError::new(code, m))
 }
 
-/// A parse error, at the place it names in JS terms (`task.context`, `result.output[2]`).
-fn parse_error(e: serde_path_to_error::Error<serde_json::Error>, what: &str, code: &'static str) -> ShrError {
+/// A parse error of `text`, at the place it names in JS terms (`task.context`,
+/// `result.output[2]`), without serde_json's line and column (of a text the host never saw).
+fn parse_error(text: &str, e: &serde_json::Error, what: &str, code: &'static str) -> ShrError {
     let mut at = what.to_string();
-    for segment in e.path().iter() {
+    for segment in json_path::path_of(text, e) {
         match segment {
-            serde_path_to_error::Segment::Map { key } => at = format!("{at}.{}", camel(key)),
-            serde_path_to_error::Segment::Seq { index } => at = format!("{at}[{index}]"),
-            _ => {}
+            json_path::Segment::Key(key) => at = format!("{at}.{}", camel(&key)),
+            json_path::Segment::Index(index) => at = format!("{at}[{index}]"),
         }
     }
-    ShrError::new(code, format!("{at}: {}", camel_message(&e.into_inner().to_string())))
+    let message = e.to_string();
+    let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(m, _)| m);
+    ShrError::new(code, format!("{at}: {}", camel_message(message)))
 }
 
 /// `Ok` when every key `given` was `read`, else the error naming the first one that was not.
