@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, existsSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { before, after } from 'node:test';
+import { before, after, afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,12 +52,22 @@ export function useBrowser() {
     env.url = env.server.url;
     env.browser = await launch();
   });
+  // A test's pages close when it ends: left open, every earlier page kept its replay ticking and
+  // its layout worker busy, and on CI's two cores a later test's 30 s wait ran out.
+  afterEach(async () => {
+    const contexts = [...opened];
+    opened.clear();
+    await Promise.all(contexts.map((c) => c.close().catch(() => {})));
+  });
   after(async () => {
     await env.browser?.close();
     env.server?.stop();
   });
   return env;
 }
+
+/** The browser contexts `open` made for the running test (a context a test passes in is its own). */
+const opened = new Set();
 
 /**
  * Records on `page.errors` its console errors, uncaught exceptions, failed requests, and every
@@ -94,6 +104,7 @@ export function watch(page, url) {
  */
 export async function open(browser, url, { width = 1280, height = 800, context } = {}) {
   const ctx = context ?? (await browser.newContext({ viewport: { width, height } }));
+  if (!context) opened.add(ctx);
   // Every wait of a test has a limit: Playwright's own, unless a wait sets a shorter one.
   ctx.setDefaultTimeout(30_000);
   const page = watch(await ctx.newPage(), url);

@@ -3,7 +3,7 @@
 //!
 //! Errors in a graph description, and in a JS value the wasm layer parses, name their place
 //! (`/nodes/3/retry/attemps`). A deserializer that tracks its path on the way down
-//! (`serde_path_to_error`) wraps every field of every type it parses: a fifth of the npm
+//! (`serde_path_to_error`) wraps every field of every type it parses: a tenth of the npm
 //! module's code at `opt-level = 3` (issue 26). The place is wanted only when parsing failed,
 //! so it is found then, from the text, in one pass up to the error.
 //!
