@@ -7,9 +7,9 @@
 //! the host performs the calls and passes the clock in. The LLM is asked only when no path
 //! exists ([`Action::Escalate`]).
 //!
-//! Modules, lowest first (each uses only those above it): `limits`, `json_path`, `error`, `rng`, `graph`,
-//! `validate`, `algo`, `health`, `progress`, `monitor`, `vocab`, `event`, `audit`, `metrics`,
-//! `session`, `router`, `standalone`, `drive`.
+//! Modules, lowest first (each uses only those above it): `limits`, `json_path`, `sort`,
+//! `error`, `rng`, `graph`, `validate`, `algo`, `health`, `progress`, `monitor`, `vocab`,
+//! `event`, `audit`, `metrics`, `session`, `router`, `standalone`, `drive`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_debug_implementations)]
