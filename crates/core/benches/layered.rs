@@ -28,66 +28,21 @@ use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
-use petgraph::algo::{astar, dijkstra};
-use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::algo::astar;
+use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
-use shr_core::algo::{entered_weight, Bidirectional, Dijkstra, EdgeWeight, Plan};
+use shr_core::algo::{Bidirectional, Dijkstra, Plan};
 use shr_core::{Router, ToolGraph};
 
+#[path = "common/cases.rs"]
+mod cases;
 #[path = "common/one_sided.rs"]
 mod one_sided;
 #[path = "common/workloads.rs"]
 mod workloads;
+use cases::*;
 use one_sided::OneSided;
 use workloads::*;
-
-/// A failure set in the form live weights have: a factor per tool, infinite when it failed.
-struct Failed<'a> {
-    g: &'a ToolGraph,
-    failed: &'a [bool],
-}
-
-impl EdgeWeight for Failed<'_> {
-    #[inline]
-    fn weight(&self, e: usize) -> f64 {
-        let edge = self.g.edge(e);
-        entered_weight(edge.cost, self.entry_factor(edge.to).unwrap_or(f64::INFINITY))
-    }
-    #[inline]
-    fn entry_factor(&self, v: usize) -> Option<f64> {
-        Some(if self.failed[v] { f64::INFINITY } else { 1.0 })
-    }
-}
-
-fn petgraph_cost(pg: &DiGraph<usize, f64>, q: &Query, failed: &[bool]) -> Option<f64> {
-    let m = dijkstra(pg, NodeIndex::new(q.start), Some(NodeIndex::new(q.goal)), |e| {
-        if failed[e.target().index()] {
-            f64::INFINITY
-        } else {
-            *e.weight()
-        }
-    });
-    m.get(&NodeIndex::new(q.goal)).copied()
-}
-
-/// Each query's failure set, as a flag per tool.
-fn failure_sets(g: &ToolGraph, queries: &[Query]) -> Vec<Vec<bool>> {
-    queries.iter().map(|q| (0..g.node_count()).map(|v| q.failed.contains(&v)).collect()).collect()
-}
-
-/// One router per query's failure set, its failed tools marked down: what a host holds.
-fn routers(g: &ToolGraph, queries: &[Query]) -> Vec<Router> {
-    queries
-        .iter()
-        .map(|q| {
-            let mut r = Router::new(g.clone());
-            for &v in &q.failed {
-                r.mark_down(v, 0);
-            }
-            r
-        })
-        .collect()
-}
 
 /// Times `shr` (`Dijkstra::route_into`, the failure set given as live weights) and `shr_router`
 /// (the `Router::route` of the router holding the failure set), the queries in turn.
@@ -174,44 +129,22 @@ fn bench_workload(c: &mut Criterion, group: &str, n: usize, graph: &serde_json::
 
 fn bench_layered(c: &mut Criterion) {
     for n in LAYERED_SIZES {
-        let graph = layered_graph(n, layered_seed(n));
-        let queries = layered_queries(&graph, layered_query_seed(n));
+        let (graph, queries) = workload("layered", n).expect("a workload");
         bench_workload(c, "layered", n, &graph, &queries);
     }
 }
 
 fn bench_pairs(c: &mut Criterion) {
     for n in PAIR_SIZES {
-        let graph: serde_json::Value = serde_json::from_str(&random_graph(n, random_seed(n))).expect("JSON");
-        let queries = random_pairs(&graph, pairs_seed(n));
+        let (graph, queries) = workload("pairs", n).expect("a workload");
         bench_workload(c, "pairs", n, &graph, &queries);
     }
 }
 
-/// `graph` with quorum joins of 2: the sink takes two results of the last layer, and the first
-/// tool of every layer after the first takes two of the layer before (an aggregator). Every
-/// plan is then a tree of branches.
-fn with_joins(graph: &serde_json::Value) -> serde_json::Value {
-    let mut g = graph.clone();
-    let inputs =
-        |id: &str| graph["edges"].as_array().map_or(0, |es| es.iter().filter(|e| e["to"] == id).count());
-    if let Some(nodes) = g["nodes"].as_array_mut() {
-        for node in nodes.iter_mut() {
-            let id = node["id"].as_str().unwrap_or_default();
-            let opens_layer = id.starts_with('l') && id.ends_with("t0") && id != "l0t0";
-            if (opens_layer || id == "sink") && inputs(id) >= 2 {
-                node["join"] = serde_json::json!({ "quorum": 2 });
-            }
-        }
-    }
-    g
-}
-
 fn bench_joins(c: &mut Criterion) {
     for n in LAYERED_SIZES {
-        let plain = layered_graph(n, layered_seed(n));
-        let queries = layered_queries(&plain, layered_query_seed(n));
-        let g = ToolGraph::from_json(&with_joins(&plain).to_string()).expect("the workload graphs are valid");
+        let (graph, queries) = workload("joins", n).expect("a workload");
+        let g = ToolGraph::from_json(&graph.to_string()).expect("the workload graphs are valid");
         assert!(!g.join_nodes().is_empty(), "joins {n}: the graph has joins");
         let failed = failure_sets(&g, &queries);
         let (mut d, mut plan, mut one) = (Dijkstra::new(), Plan::default(), Plan::default());
