@@ -63,7 +63,7 @@ def main():
 
     print("## Instructions per route (`scripts/bench --icount`)")
     print()
-    print("The workloads of the tables above, each route's instructions counted by `valgrind "
+    print("The workloads of \"Layered tool graphs and random pairs\" above, each route's instructions counted by `valgrind "
           "--tool=cachegrind` (`crates/core/benches/icount.rs`, built with the bench profile): the "
           "count of a run of 2r rounds of the 64 queries less that of r rounds, over the 64r routes "
           "between them. The same build gives the same counts to within 0.1% whatever else the "
