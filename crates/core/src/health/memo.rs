@@ -92,16 +92,22 @@ impl LiveWeights<'_> {
     /// The live weight of tool `v`, remembered while the health holds still.
     #[inline]
     fn tool_weight(&self, v: NodeIx) -> f64 {
-        let Some(slot) = self.memo.slots.get(v) else {
-            // Not refreshed for this graph: weigh without remembering.
-            return self.health.weight(v, self.now);
-        };
-        let (number, w) = slot.get();
-        if number == self.memo.number {
-            return w;
+        match self.memo.slots.get(v).map(Cell::get) {
+            Some((number, w)) if number == self.memo.number => w,
+            _ => self.weigh(v),
         }
+    }
+
+    /// A weight not remembered yet: weighed, and kept when the memo has a slot for it. Out of
+    /// line, so the loops that ask for remembered weights keep their registers.
+    #[cold]
+    #[inline(never)]
+    fn weigh(&self, v: NodeIx) -> f64 {
         let w = self.health.weight(v, self.now);
-        slot.set((self.memo.number, w));
+        // Not refreshed for this graph: weighed without remembering.
+        if let Some(slot) = self.memo.slots.get(v) {
+            slot.set((self.memo.number, w));
+        }
         w
     }
 }
