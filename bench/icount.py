@@ -6,7 +6,8 @@ Prints the BENCHMARKS.md section.
 
     python3 bench/icount.py PATH/TO/icount-HASH
 
-Counts agree to within 0.1% from run to run of the same build, whatever else the machine does.
+SHR's counts agree to within 0.1% from run to run of the same build, whatever else the machine
+does (petgraph's to within 2%: its hash map is seeded at random).
 """
 
 import re
@@ -66,9 +67,9 @@ def main():
     print("The workloads of \"Layered tool graphs and random pairs\" above, each route's instructions counted by `valgrind "
           "--tool=cachegrind` (`crates/core/benches/icount.rs`, built with the bench profile): the "
           "count of a run of 2r rounds of the 64 queries less that of r rounds, over the 64r routes "
-          "between them. The same build gives the same counts to within 0.1% whatever else the "
-          "machine runs, so a change that makes a route slower shows here even when the timed tables "
-          "cannot tell it from noise. Instructions are not time: petgraph's hash map and heap cost it more cache "
+          "between them. The same build gives SHR's counts to within 0.1% whatever else the "
+          "machine runs (petgraph's to within 2%: its hash map is seeded at random), so a change that "
+          "makes a route slower shows here even when the timed tables cannot tell it from noise. Instructions are not time: petgraph's hash map and heap cost it more cache "
           "and branch misses per instruction, so its time ratio above is larger than its "
           "instruction ratio here; the timed tables remain the targets' measure. (Random pairs on "
           "100,000 nodes are left to the timed tables: building that graph under valgrind takes "
