@@ -98,13 +98,13 @@ impl LiveWeights<'_> {
         }
     }
 
-    /// A weight not remembered yet: weighed, and kept when the memo has a slot for it. Out of
-    /// line, so the loops that ask for remembered weights keep their registers.
+    /// A weight not remembered yet: weighed, and kept when the memo has a slot for it (a memo
+    /// not refreshed for this graph has none). Out of line, so the loops that ask for
+    /// remembered weights keep their registers.
     #[cold]
     #[inline(never)]
     fn weigh(&self, v: NodeIx) -> f64 {
         let w = self.health.weight(v, self.now);
-        // Not refreshed for this graph: weighed without remembering.
         if let Some(slot) = self.memo.slots.get(v) {
             slot.set((self.memo.number, w));
         }
