@@ -3,8 +3,9 @@
 
 use proptest::prelude::*;
 use serde_json::json;
+use shr_core::algo::{entered_weight, Dijkstra, Plan};
 use shr_core::event::EventKind;
-use shr_core::health::{BreakerConfig, Refusal};
+use shr_core::health::{BreakerConfig, Observation, Refusal};
 use shr_core::{
     check_observability, Action, BreakerState, Router, Run, SessionConfig, Status, Task, ToolGraph,
     ToolResult,
@@ -420,4 +421,83 @@ fn a_fleet_of_routers_interleaved_at_random_shares_what_it_learns() {
     }
     println!("1,000 runs on 8 routers, 20 random interleavings: calls to the failing tool {alone} alone, {shared} shared");
     assert!(shared < alone, "sharing spares calls: {shared} vs {alone}");
+}
+
+/// Three layers of alternatives between `s` and `done`, every tool of a layer leading to every
+/// tool of the next, at costs that differ.
+fn layered_pay_graph() -> ToolGraph {
+    let layers: [&[&str]; 3] = [&["crm", "crm2"], &["pay", "backup", "wallet"], &["email", "sms"]];
+    let mut nodes = vec![json!({"id": "s", "tool": false})];
+    let mut edges = Vec::new();
+    let mut prev = vec!["s"];
+    for (l, layer) in layers.iter().enumerate() {
+        for (k, id) in layer.iter().enumerate() {
+            nodes.push(json!({"id": id}));
+            for p in &prev {
+                edges.push(json!({"from": p, "to": id, "cost": 1 + l + 2 * k}));
+            }
+        }
+        prev = layer.to_vec();
+    }
+    nodes.push(json!({"id": "done", "tool": false}));
+    for p in &prev {
+        edges.push(json!({"from": p, "to": "done", "cost": 1}));
+    }
+    ToolGraph::from_json(&json!({"nodes": nodes, "edges": edges, "start": "s", "goal": "done"}).to_string())
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The weights a router remembers between routes are never stale: however the reports of
+    /// eight runs, outcomes recorded by the host, tools marked down and up, and the clock
+    /// interleave, `Router::route` costs what a search over weights read afresh from the health
+    /// costs at that moment.
+    #[test]
+    fn remembered_weights_are_never_stale(ops in prop::collection::vec((0usize..8, 0u8..8, 0usize..7, 0u64..3_000), 1..150)) {
+        let mut router = Router::new(layered_pay_graph());
+        let (s, done) = (router.graph().index("s").unwrap(), router.graph().index("done").unwrap());
+        let tools: Vec<usize> = (0..router.graph().node_count()).filter(|&v| router.graph().node(v).tool).collect();
+        let mut runs: Vec<Run> = (0..8).map(|_| router.start(Task::default(), 0).unwrap()).collect();
+        let mut pending: Vec<Vec<String>> = vec![Vec::new(); 8];
+        let mut now = 0;
+        for (i, op, t, dt) in ops {
+            now += dt;
+            let tool = tools[t % tools.len()];
+            match op {
+                0 => { router.record(tool, Observation::Success { latency_ms: 40.0 * dt as f64 / 1_000.0 }, now); }
+                1 => { router.record(tool, Observation::Failure, now); }
+                2 => { router.mark_down(tool, now); }
+                3 => { router.mark_up(tool, now); }
+                _ => {
+                    // A run reports its oldest call (an outcome chosen by `op`), or asks what next.
+                    if runs[i].is_finished() {
+                        runs[i] = router.start(Task::default(), now).unwrap();
+                        pending[i].clear();
+                    }
+                    if let Some(called) = pending[i].pop() {
+                        let result = match op {
+                            4 => ToolResult::ok(json!({}), 5.0),
+                            5 => ToolResult::outage("503"),
+                            _ => ToolResult::transient("timeout"),
+                        };
+                        let _ = router.report(&mut runs[i], &called, result, now);
+                    } else if let Ok(Action::CallTools { calls }) = router.next(&mut runs[i], now) {
+                        pending[i] = calls.into_iter().map(|c| c.tool).collect();
+                    }
+                }
+            }
+            let remembered = router.route(s, done, now).map(|p| p.cost);
+            // Read after the route: it let the clock move the breakers first.
+            let (graph, health) = (router.graph(), router.health());
+            let fresh = |e: usize| {
+                let edge = graph.edge(e);
+                entered_weight(edge.cost, health.weight(edge.to, now))
+            };
+            let mut plan = Plan::default();
+            let afresh = Dijkstra::new().route_into(graph, &[s], done, &fresh, &mut (), &mut plan).then_some(plan.cost);
+            prop_assert_eq!(remembered, afresh, "at {} ms", now);
+        }
+    }
 }
