@@ -31,7 +31,16 @@ const graph = {
   start: 'start', goal: 'done',
 };
 const router = new Router(graph, { origin: id, config: { breaker: { cooldownMs } } });
+// When this agent's route stopped and started going through stripe again (wall clock, ms).
+const marks = { avoidAt: null, resumeAt: null };
+function markResume() {
+  const health = router.health('stripe');
+  if (health.weight !== null && health.state === 'closed' && marks.avoidAt !== null && marks.resumeAt === null) marks.resumeAt = Date.now();
+}
 const call = async (tool, probe = false) => {
+  // A task calling stripe while its breaker is closed is this agent routing through it again:
+  // marked here, before the call, as the 1 ms watch below can be late on a loaded machine.
+  if (tool === 'stripe' && !probe) markResume();
   const res = await fetch(`${toolsUrl}/call/${tool}?agent=${id}${probe ? '&probe' : ''}`, { signal: AbortSignal.timeout(2000) });
   const body = await res.json();
   if (res.ok) return body;
@@ -62,12 +71,9 @@ if (redisUrl !== 'none') {
 }
 const probes = startProbes(router, { stripe: () => call('stripe', true).then((r) => { if (r.success === false) throw new Error(r.error); }) }, { pollMs: probeMs });
 
-// When this agent's route stopped and started going through stripe again (wall clock, ms).
-const marks = { avoidAt: null, resumeAt: null };
 const watch = setInterval(() => {
-  const avoiding = router.health('stripe').weight === null;
-  if (avoiding && marks.avoidAt === null) marks.avoidAt = Date.now();
-  if (!avoiding && marks.avoidAt !== null && marks.resumeAt === null && router.health('stripe').state === 'closed') marks.resumeAt = Date.now();
+  if (router.health('stripe').weight === null && marks.avoidAt === null) marks.avoidAt = Date.now();
+  markResume();
 }, 1);
 
 // Ready: the parent starts the failure once every agent serves tasks.

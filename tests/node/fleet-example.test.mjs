@@ -33,11 +33,12 @@ test('agent processes: sharing keeps calls to a failed tool near one threshold, 
   // Sharing spares calls: fewer task calls, and the fleet probes a failed tool once per cooldown.
   assert.ok(shared.failedTaskCalls + shared.probesWhileDown < alone.failedTaskCalls + alone.probesWhileDown);
   assert.ok(alone.probesAfterRecovery >= 3, 'alone, each agent probes');
-  // Recovery: every call to stripe from its recovery until the last agent routes through it
-  // again, and every probe to the end of the run.
+  // Recovery: the calls to stripe after it recovered by agents not yet routing through it (each
+  // agent's own resumption, so a peer's late news does not count its traffic), and every probe
+  // to the end of the run (after the recovery by the mock's log order, not its clock).
   for (const r of [shared, killed]) {
     assert.ok(r.probesAfterRecovery <= HALF_OPEN_PROBES, `probes after recovery: ${r.probesAfterRecovery}`);
-    assert.ok(r.callsToResume <= HALF_OPEN_PROBES, `calls until every agent routes through it: ${r.callsToResume}`);
+    assert.ok(r.callsToResume <= HALF_OPEN_PROBES, `calls by agents not yet routing through it: ${r.callsToResume}`);
     assert.ok(Number.isFinite(r.resumeMax), 'every agent routes through the tool again');
     // From the first successful probe: propagation only (one probe interval is 50 ms).
     assert.ok(r.resumeMax <= 500, `first probe -> last agent: ${r.resumeMax} ms`);
