@@ -56,7 +56,7 @@ pub fn log_line(e: &EventKind) -> Option<(&'static str, String)> {
         EventKind::SignalWon { signal } => {
             ("signal", format!("{:?} monitor wins: {}", signal.source, signal_text(signal)))
         }
-        EventKind::ToolCalled { tool, attempt } => (
+        EventKind::ToolCalled { tool, attempt, .. } => (
             "call",
             if *attempt > 1 { format!("call {tool} (attempt {attempt})") } else { format!("call {tool}") },
         ),

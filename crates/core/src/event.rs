@@ -70,6 +70,9 @@ pub enum EventKind {
     ToolCalled {
         tool: String,
         attempt: u32,
+        /// The call's idempotency key (see [`crate::Call::call_id`]).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        call_id: String,
     },
     ToolSucceeded {
         tool: String,

@@ -12,3 +12,6 @@ pub const MAX_LABEL: usize = 200;
 pub const MAX_JSON_BYTES: usize = 64 * 1024 * 1024;
 /// Most retry attempts a tool may declare.
 pub const MAX_RETRY_ATTEMPTS: u32 = 10;
+/// The longest `timeout_ms` a node may declare: a day. Longer is more likely a unit mistake
+/// (seconds as microseconds) than a tool that answers in a week.
+pub const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;

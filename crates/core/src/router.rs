@@ -62,6 +62,8 @@ pub struct Router {
     /// change to the health.
     memo: WeightMemo,
     metrics: Metrics,
+    /// Runs started, for the default key of a run.
+    runs: u64,
 }
 
 impl Router {
@@ -111,6 +113,7 @@ impl Router {
             search: Dijkstra::new(),
             plan: Plan::default(),
             memo: WeightMemo::default(),
+            runs: 0,
         }
     }
 
@@ -161,8 +164,8 @@ impl Router {
     /// view of its health asks first. Returns the transitions.
     pub fn advance(&mut self, now: Millis) -> Vec<(NodeIx, Transition)> {
         let mut changed = Vec::new();
-        self.health.poll(now, &mut changed);
-        if !changed.is_empty() {
+        let expired = self.health.poll(now, &mut changed);
+        if !changed.is_empty() || expired > 0 {
             self.memo.forget();
         }
         changed
@@ -174,7 +177,8 @@ impl Router {
         self.record(tool, Observation::Outage, now)
     }
 
-    /// Marks a tool up: its breaker closes; its weight comes back over a few successes.
+    /// Marks a tool up: its breaker closes and its weight is what a healthy tool's is (the
+    /// failures and latencies from before are forgotten).
     pub fn mark_up(&mut self, tool: NodeIx, now: Millis) -> Option<Transition> {
         self.memo.forget();
         self.health.reset(tool, now)
@@ -245,7 +249,8 @@ impl Router {
 
     /// Starts a run of `task` on this router's graph.
     pub fn start(&mut self, task: Task, now: Millis) -> Result<Run, SessionError> {
-        let run = Run::new(&self.graph, task, now)?;
+        self.runs += 1;
+        let run = Run::new(&self.graph, task, now, self.runs)?;
         self.metrics.run_started();
         Ok(run)
     }
@@ -258,6 +263,17 @@ impl Router {
             run.abandon(env, why, now);
             Ok(())
         })
+    }
+
+    /// Gives back the places `run`'s calls in flight hold, with no event and no outcome: for a
+    /// run its host drops (a freed session, a rejected `run`). Every later report of those calls
+    /// is refused (`NotInFlight`). A lease the host never gives back runs out by itself (see
+    /// [`crate::health::lease`]); this gives it back at once.
+    pub fn release_run(&mut self, run: &mut Run) {
+        if run.fits(&self.graph) {
+            run.release_calls(&mut self.health);
+            self.memo.forget();
+        }
     }
 
     /// The router's counters and gauges in the Prometheus text exposition format.

@@ -17,6 +17,11 @@ use crate::Millis;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Task {
+    /// The run's key, unique across every process of an agent fleet (a UUID): the prefix of the
+    /// idempotency key of each of its calls. `run-N` (N counting the router's runs) when absent,
+    /// unique within one router only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// Goal node id; the graph's goal when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
@@ -106,6 +111,14 @@ pub struct ToolFailure {
     pub latency_ms: f64,
 }
 
+impl ToolFailure {
+    /// What an unknown outcome is when it cannot matter (a tool with no side effect, a
+    /// compensation, whose retry with the same key is safe): a transient service failure.
+    pub fn unknown(message: String, latency_ms: f64) -> Self {
+        ToolFailure { category: Category::Service, transient: true, message, agent_action: None, latency_ms }
+    }
+}
+
 /// The outcome of one call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
@@ -117,6 +130,16 @@ pub enum ToolResult {
         latency_ms: f64,
     },
     Err(ToolFailure),
+    /// Nobody knows what the call did: it timed out, or was aborted, after it may have acted.
+    /// A tool without a side effect takes it as a transient service failure; for a side effect
+    /// the run neither retries it nor lets another side effect act until the outcome is known
+    /// (its node's `verify` tool answers, or an escalation of reason `outcome_unknown` does).
+    Unknown {
+        #[serde(default)]
+        message: String,
+        #[serde(default)]
+        latency_ms: f64,
+    },
 }
 
 impl ToolResult {
@@ -138,6 +161,22 @@ impl ToolResult {
     /// A permanent service failure: an outage.
     pub fn outage(message: impl Into<String>) -> Self {
         ToolResult::failed(Category::Service, message)
+    }
+
+    /// A call whose outcome is unknown (it timed out after it may have acted).
+    pub fn unknown(message: impl Into<String>) -> Self {
+        ToolResult::Unknown { message: message.into(), latency_ms: 0.0 }
+    }
+
+    /// An unknown outcome as the transient service failure it is for a tool with no side
+    /// effect; anything else as it is.
+    pub fn into_known(self) -> Self {
+        match self {
+            ToolResult::Unknown { message, latency_ms } => {
+                ToolResult::Err(ToolFailure::unknown(message, latency_ms))
+            }
+            other => other,
+        }
     }
 
     /// A transient service failure (timeout, 503).
@@ -174,6 +213,15 @@ pub struct Call {
     /// long on a monotonic clock, so that its wall clock stepping back changes no backoff.
     #[serde(default)]
     pub delay_ms: Millis,
+    /// The call's idempotency key (Stripe's `Idempotency-Key`): the same on every attempt of
+    /// one step of the run, a new one for a new step; `<task id>:<tool>:<step>`. A `verify`
+    /// call carries the key of the call whose outcome it checks.
+    #[serde(default)]
+    pub call_id: String,
+    /// How long the call may take before the host gives up on it (and aborts it): the node's
+    /// `timeout_ms`, else the run's, else the router's `admission.call_timeout_ms`.
+    #[serde(default)]
+    pub timeout_ms: Millis,
 }
 
 /// Why the session asks for help.
@@ -195,6 +243,10 @@ pub enum EscalationReason {
     /// The host ended the run: its deadline passed, or it gave up waiting on a call or an
     /// answer (see [`crate::Router::abandon`]). Nobody is asked.
     Deadline,
+    /// A side effect's call timed out and nobody knows whether it acted (no `verify`, or it
+    /// could not tell). The request names the call's key; `approve` means it did not act (the
+    /// run routes around it), `abort` or `hand_off` stop the task.
+    OutcomeUnknown,
 }
 
 /// What the session asks the LLM (or a person).
@@ -208,6 +260,9 @@ pub struct EscalationRequest {
     pub agent_action: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<Signal>,
+    /// The key of the call whose outcome is unknown (reason `outcome_unknown`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
 }
 
 /// The answer to an escalation.

@@ -1,5 +1,5 @@
 //! The circuit breaker with a hand-driven clock: every transition, the thresholds, flapping,
-//! the probe budget, and the gradual weight recovery.
+//! the trial budget, and healing back with no penalty left over.
 
 use shr_core::health::{Breaker, BreakerConfig, BreakerState::*, HealthBook, Transition};
 use shr_core::ToolGraph;
@@ -13,8 +13,6 @@ fn cfg() -> BreakerConfig {
         min_calls: 4,
         cooldown_ms: 1_000,
         half_open_probes: 1,
-        recovery_successes: 3,
-        half_open_factor: 8.0,
     }
 }
 
@@ -67,9 +65,10 @@ fn open_becomes_half_open_after_the_cooldown_and_a_probe_success_closes() {
     assert_eq!(b.poll(999), None);
     assert!(!b.try_acquire(999));
     assert_eq!(b.poll(1_000), Some(Transition { from: Open, to: HalfOpen }));
-    assert_eq!(b.availability(), 8.0, "half-open is high but finite");
-    assert!(b.try_acquire(1_000), "one probe is allowed");
-    assert!(!b.try_acquire(1_001), "the probe budget is spent");
+    assert_eq!(b.availability(), 1.0, "a free trial slot weighs what a healthy tool does");
+    assert!(b.try_acquire(1_000), "one trial call is allowed");
+    assert_eq!(b.availability(), f64::INFINITY, "the trial slot is out");
+    assert!(!b.try_acquire(1_001), "the trial budget is spent");
     assert_eq!(b.on_success(1_100), Some(Transition { from: HalfOpen, to: Closed }));
 }
 
@@ -86,19 +85,17 @@ fn a_half_open_breaker_that_fails_its_probe_reopens() {
 }
 
 #[test]
-fn weight_returns_to_normal_gradually_after_closing() {
+fn a_trial_success_closes_with_no_penalty_left() {
     let mut b = Breaker::new(cfg());
-    b.trip(0);
-    b.poll(1_000);
-    b.on_success(1_000);
-    let mut seen = vec![b.availability()];
-    for t in 1..=4 {
-        b.on_success(1_000 + t);
-        seen.push(b.availability());
+    for t in 0..3 {
+        b.on_failure(t);
     }
-    assert!(seen[0] > 1.0 && seen[0] < 8.0, "{seen:?}");
-    assert!(seen.windows(2).all(|w| w[1] <= w[0]), "monotone: {seen:?}");
-    assert_eq!(*seen.last().unwrap(), 1.0);
+    assert_eq!(b.state(), Open);
+    b.poll(1_002);
+    assert!(b.try_acquire(1_002));
+    b.on_success(1_010);
+    assert_eq!(b.availability(), 1.0, "closed means healthy at once: no ramp for a run to avoid");
+    assert_eq!(b.error_rate(1_010), 0.0, "the failures that opened it are forgotten");
 }
 
 #[test]
@@ -136,11 +133,11 @@ fn flapping_tool_is_held_open_for_each_cooldown() {
 }
 
 #[test]
-fn reset_closes_with_recovery() {
+fn reset_closes_at_healthy_weight() {
     let mut b = Breaker::new(cfg());
     b.trip(0);
     assert_eq!(b.reset(), Some(Transition { from: Open, to: Closed }));
-    assert!(b.availability() > 1.0);
+    assert_eq!(b.availability(), 1.0);
 }
 
 #[test]
@@ -257,11 +254,9 @@ fn settings_that_would_misbehave_are_named() {
     assert!(named(BreakerConfig { failure_rate: 1.5, ..cfg() }).starts_with("failure_rate must be"));
     assert!(named(BreakerConfig { failure_rate: f64::NAN, ..cfg() }).starts_with("failure_rate must be"));
     assert!(named(BreakerConfig { failure_rate: -0.1, ..cfg() }).starts_with("failure_rate must be"));
-    assert!(named(BreakerConfig { half_open_factor: 0.5, ..cfg() }).starts_with("half_open_factor must be"));
-    assert!(named(BreakerConfig { half_open_factor: f64::INFINITY, ..cfg() }).starts_with("half_open_factor"));
     assert!(named(BreakerConfig { half_open_probes: 0, ..cfg() }).starts_with("half_open_probes must be"));
     // The edges of the ranges are settings, not mistakes: open on any failure, no extra weight.
-    assert_eq!(BreakerConfig { failure_rate: 0.0, half_open_factor: 1.0, ..cfg() }.check(), Ok(()));
+    assert_eq!(BreakerConfig { failure_rate: 0.0, ..cfg() }.check(), Ok(()));
     assert_eq!(BreakerConfig { failure_rate: 1.0, ..cfg() }.check(), Ok(()));
     let session = shr_core::SessionConfig {
         breaker: BreakerConfig { half_open_probes: 0, ..cfg() },

@@ -165,7 +165,8 @@ impl Router {
         }
         let now = self.now(rec.at)?;
         let observed = match (rec.ok, rec.hard) {
-            (true, _) => Observation::Success { latency_ms: rec.latency_ms.unwrap_or(0.0) },
+            // No latency given: no latency sample (NaN is never remembered), only the success.
+            (true, _) => Observation::Success { latency_ms: rec.latency_ms.unwrap_or(f64::NAN) },
             (false, true) => Observation::Outage,
             (false, false) => Observation::Failure,
         };
@@ -232,8 +233,8 @@ impl Router {
         Ok(self.health_view(v, now)?)
     }
 
-    /// Marks a tool up: its breaker closes; its weight comes back to normal over a few
-    /// successes. Returns the tool's health.
+    /// Marks a tool up: its breaker closes and it weighs what a healthy tool weighs (the
+    /// failures and latencies from before are forgotten). Returns the tool's health.
     #[wasm_bindgen(js_name = markUp, unchecked_return_type = "ToolHealth")]
     pub fn mark_up(
         &self,
@@ -370,10 +371,23 @@ pub(crate) fn task_error(e: shr_core::SessionError) -> ShrError {
 }
 
 /// A run of the core's sans-IO session on a router, for hosts that drive it themselves.
+/// Its calls' places are leases: `free()`, or the garbage collector dropping the session,
+/// gives back those not yet reported; a host that loses the session without either loses
+/// them for one lease at most (the call's timeout plus `admission.leaseGraceMs`).
 #[wasm_bindgen]
 pub struct Session {
     router: Rc<RefCell<Inner>>,
     run: shr_core::Run,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Never while the router is borrowed (wasm is single-threaded and a finalizer runs on
+        // its own turn); if it were, the leases would still run out by themselves.
+        if let Ok(mut inner) = self.router.try_borrow_mut() {
+            inner.router.release_run(&mut self.run);
+        }
+    }
 }
 
 #[wasm_bindgen]

@@ -36,6 +36,16 @@ export interface NodeSpec {
   /** Calls in flight at once, over every run (a bulkhead). */
   max_concurrent?: number;
   /**
+   * How long a call may take before it is given up on and its `signal` aborted (the router's
+   * `admission.callTimeoutMs` when absent; wins over `RunOptions.timeoutMs`). 1 ms to a day.
+   */
+  timeout_ms?: number;
+  /**
+   * For a side effect: the tool that tells whether a timed-out call acted. It is called with
+   * that call's `callId` and answers `{done: true}` or `{done: false}`.
+   */
+  verify?: string;
+  /**
    * Probe the tool while it is down: once the cooldown lets a probe through, at most every
    * `interval_ms`, the router hands out a probe call (`router.dueProbes()`) with `input`.
    */
@@ -114,9 +124,8 @@ export interface BreakerConfig {
   windowCalls?: number;
   minCalls?: number;
   cooldownMs?: number;
+  /** Trial calls let through at once while half-open (default 1). */
   halfOpenProbes?: number;
-  recoverySuccesses?: number;
-  halfOpenFactor?: number;
 }
 
 /**
@@ -139,6 +148,14 @@ export interface SessionConfig {
     retryBudget?: { ratio?: number; minRetries?: number };
     /** How long a run waits for a tool that is only full or rate-limited (default 10 s). */
     maxWaitMs?: number;
+    /** A call's timeout when its node gives none (default 10 s). */
+    callTimeoutMs?: number;
+    /**
+     * A call's place (bulkhead, trial slot) is a lease that runs out this long after its
+     * timeout if it is never reported (default 5 s); a side effect's late result is awaited
+     * this long after its timeout.
+     */
+    leaseGraceMs?: number;
   };
   /** Where a run replans from when no plan leaves the tip of its work (default "completed"). */
   replanFrom?: "tip" | "completed";
@@ -200,6 +217,11 @@ export interface FleetStats {
  * field throws `bad_task` naming it (a misspelt goal would otherwise route to the graph's own).
  */
 export interface Task {
+  /**
+   * The run's key, unique across your agent processes: the prefix of its calls' idempotency
+   * keys (`callId`). `Router.run` draws a random UUID when absent; a session uses `run-N`.
+   */
+  id?: string | null;
   goal?: string | null;
   start?: string | null;
   /**
@@ -213,7 +235,8 @@ export interface Task {
 export type Category = "input" | "service" | "policy";
 export type BreakerState = "closed" | "open" | "half_open";
 export type Status = "completed" | "demoted" | "escalated";
-export type EscalationReason = "no_path" | "risk" | "budget" | "policy" | "input" | "compensation" | "deadline";
+export type EscalationReason =
+  | "no_path" | "risk" | "budget" | "policy" | "input" | "compensation" | "deadline" | "outcome_unknown";
 /** Why a tool would not take a call now. */
 export type Refusal = "open" | "probing" | "full" | "rate_limited" | "retry_budget";
 export type MonitorKind = "risk" | "tool_health" | "progress" | "memory" | "intent";
@@ -239,6 +262,8 @@ export interface EscalationRequest {
   completed: string[];
   agentAction?: string;
   signal?: Signal;
+  /** The key of the side effect's call whose outcome is unknown (reason "outcome_unknown"). */
+  callId?: string;
 }
 
 /**
@@ -272,7 +297,7 @@ export type EventKind =
   | { event: "PathPlanned"; plan: PlanView }
   | { event: "SignalRaised"; signal: Signal }
   | { event: "SignalWon"; signal: Signal }
-  | { event: "ToolCalled"; tool: string; attempt: number }
+  | { event: "ToolCalled"; tool: string; attempt: number; callId?: string }
   | { event: "ToolSucceeded"; tool: string; latencyMs: number }
   | { event: "ToolFailed"; tool: string; category: Category; implicit: boolean; transient: boolean; message: string; agentAction?: string }
   | { event: "Reweighted"; tool: string; weight: number | null }
@@ -291,7 +316,11 @@ export type EventKind =
 export type ShrEvent = { seq: number; at: number } & EventKind;
 
 /** A call the session asks for; wait `delayMs` (a retry's backoff) before making it. */
-export interface Call { tool: string; attempt: number; notBefore: number; delayMs: number }
+/**
+ * A call to make. `callId` is its idempotency key (the same on a retry of one step, new for a
+ * new step); `timeoutMs` how long it may take.
+ */
+export interface Call { tool: string; attempt: number; notBefore: number; delayMs: number; callId: string; timeoutMs: number }
 
 /** Session.next's answer. */
 export type Action =
@@ -308,7 +337,9 @@ export type Action =
  */
 export type ToolResult =
   | { result: "ok"; output?: unknown; latencyMs?: number }
-  | { result: "err"; category: Category; transient?: boolean; message?: string; agentAction?: string; latencyMs?: number };
+  | { result: "err"; category: Category; transient?: boolean; message?: string; agentAction?: string; latencyMs?: number }
+  /** Nobody knows what the call did (it timed out after it may have acted). */
+  | { result: "unknown"; message?: string; latencyMs?: number };
 
 export interface Factors { baseCost: number; latency: number; reliability: number; rateLimit: number | null; availability: number | null }
 
@@ -328,6 +359,13 @@ export interface ToolInput {
   tool: string;
   /** 1 for the first call, 2 for the first retry... */
   attempt: number;
+  /**
+   * The call's idempotency key: the same on a retry of one step, a new one for a new step.
+   * Pass it to the API (Stripe's `Idempotency-Key`) so a retried side effect acts once.
+   */
+  callId: string;
+  /** Aborted at the call's timeout, the run's deadline, or the end of the run. */
+  signal: AbortSignal;
   /** The task's context. */
   context: Record<string, unknown>;
   /** Outputs of the tools that succeeded earlier in this run, by id. */
@@ -353,8 +391,9 @@ export interface ToolFailureReturn {
 
 /**
  * A tool: returns (or resolves to) its output, which the core checks with the tool's
- * validators, or a ToolFailureReturn. Throwing, rejecting, or not settling within timeoutMs
- * is a service failure (a timeout is transient).
+ * validators, or a ToolFailureReturn. Throwing or rejecting is a transient service failure; not
+ * settling within the call's timeout aborts `signal` and leaves the outcome unknown (for a
+ * side effect: its late result, its node's `verify`, or an escalation decides).
  */
 export type ToolFn = (input: ToolInput) => unknown | Promise<unknown>;
 
@@ -367,8 +406,9 @@ export interface RunOptions {
   /** Every event, as it happens. A listener that throws is ignored. */
   onEvent?: (event: ShrEvent) => void;
   /**
-   * Per-call timeout in ms (default 10000; Infinity: none). Every duration is at most
-   * 2147483647 ms (what a timer holds); more is `bad_options`.
+   * Per-call timeout in ms for nodes without `timeout_ms` (default: the router's
+   * `admission.callTimeoutMs`, 10000; Infinity: a day). Every duration is at most 2147483647 ms
+   * (what a timer holds); more is `bad_options`.
    */
   timeoutMs?: number;
   /**

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use serde::Deserialize;
 
-use super::{Edge, GraphSpec, Guard, Join, JoinSpec, Node, NodeIx, ToolGraph};
+use super::{Edge, GraphSpec, Guard, Join, JoinSpec, Node, NodeIx, NodeSpec, ToolGraph};
 use crate::error::{GraphError, Problem, ProblemKind};
 use crate::{json_path, limits};
 
@@ -131,6 +131,10 @@ impl ToolGraph {
                     "max_concurrent must be at least 1".into(),
                 );
             }
+            if n.timeout_ms.is_some_and(|t| t == 0 || t > limits::MAX_TIMEOUT_MS) {
+                let msg = format!("timeout_ms must be 1..={} (a day)", limits::MAX_TIMEOUT_MS);
+                push(ProblemKind::BadValue, &n.id, at("timeout_ms"), msg);
+            }
             if n.rate_limit.is_some_and(|r| r.calls == 0 || r.per_ms == 0) {
                 let msg = "rate_limit needs calls and per_ms of at least 1";
                 push(ProblemKind::BadValue, &n.id, at("rate_limit"), msg.into());
@@ -227,37 +231,10 @@ impl ToolGraph {
             }
         }
 
-        // (node, the tool that compensates it), by node.
-        let mut compensations: Vec<(NodeIx, NodeIx)> = Vec::new();
-        for (v, n) in spec.nodes.iter().enumerate() {
-            let Some(by) = &n.compensate else { continue };
-            let path = format!("/nodes/{v}/compensate");
-            match ids.get(by.as_str()).copied() {
-                Some(c) if c != v && spec.nodes.get(c).is_some_and(|cn| cn.tool) => {
-                    compensations.push((v, c))
-                }
-                Some(_) => push(
-                    ProblemKind::BadValue,
-                    &n.id,
-                    path.clone(),
-                    format!("compensate `{by}` must be another tool"),
-                ),
-                None => push(
-                    ProblemKind::UnknownNode,
-                    &n.id,
-                    path.clone(),
-                    format!("compensate names unknown node `{by}`"),
-                ),
-            }
-            if !n.side_effect {
-                push(
-                    ProblemKind::BadValue,
-                    &n.id,
-                    path,
-                    "compensate is for a node with side_effect: true".into(),
-                );
-            }
-        }
+        // (node, the tool that compensates it) and (node, the tool that verifies it), by node.
+        let compensations =
+            tool_refs(&spec.nodes, &ids, &mut push, "compensate", |n| n.compensate.as_deref());
+        let verifiers = tool_refs(&spec.nodes, &ids, &mut push, "verify", |n| n.verify.as_deref());
 
         let start = resolve_end(&mut push, &ids, spec.start.as_deref(), "start", ProblemKind::MissingStart);
         let goal = resolve_end(&mut push, &ids, spec.goal.as_deref(), "goal", ProblemKind::MissingGoal);
@@ -325,15 +302,16 @@ impl ToolGraph {
             intents,
         } = spec;
         let mut compensations = compensations.into_iter().peekable();
+        let mut verifiers = verifiers.into_iter().peekable();
         // Not `collect`: it would reuse the descriptions' allocation, sized for the far larger
         // `NodeSpec`s, and keep it.
         let mut compact = Vec::with_capacity(nodes.len());
-        compact.extend(
-            nodes
-                .into_iter()
-                .enumerate()
-                .map(|(v, n)| Node::from_spec(n, compensations.next_if(|&(w, _)| w == v).map(|(_, c)| c))),
-        );
+        compact.extend(nodes.into_iter().enumerate().map(|(v, n)| {
+            let by = |refs: &mut core::iter::Peekable<alloc::vec::IntoIter<(NodeIx, NodeIx)>>| {
+                refs.next_if(|&(w, _)| w == v).map(|(_, c)| c)
+            };
+            Node::from_spec(n, by(&mut compensations), by(&mut verifiers))
+        }));
         let nodes = compact;
 
         let (out_start, out_edges) = adjacency(n, &edges, |e| (e.from, e.to));
@@ -397,6 +375,41 @@ impl ToolGraph {
         }
         Ok(graph)
     }
+}
+
+/// The tools that nodes name in `field` (`compensate`, `verify`), as (node, tool) by node: each
+/// must be another tool, and only a `side_effect` node may name one.
+fn tool_refs(
+    nodes: &[NodeSpec],
+    ids: &BTreeMap<&str, NodeIx>,
+    push: &mut impl FnMut(ProblemKind, &str, String, String),
+    field: &str,
+    named: impl Fn(&NodeSpec) -> Option<&str>,
+) -> Vec<(NodeIx, NodeIx)> {
+    let mut refs = Vec::new();
+    for (v, n) in nodes.iter().enumerate() {
+        let Some(by) = named(n) else { continue };
+        let path = format!("/nodes/{v}/{field}");
+        match ids.get(by).copied() {
+            Some(c) if c != v && nodes.get(c).is_some_and(|cn| cn.tool) => refs.push((v, c)),
+            Some(_) => push(
+                ProblemKind::BadValue,
+                &n.id,
+                path.clone(),
+                format!("{field} `{by}` must be another tool"),
+            ),
+            None => push(
+                ProblemKind::UnknownNode,
+                &n.id,
+                path.clone(),
+                format!("{field} names unknown node `{by}`"),
+            ),
+        }
+        if !n.side_effect {
+            push(ProblemKind::BadValue, &n.id, path, format!("{field} is for a node with side_effect: true"));
+        }
+    }
+    refs
 }
 
 fn check_cost(

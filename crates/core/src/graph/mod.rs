@@ -47,7 +47,9 @@ struct NodeAttrs {
     rate_limit: Option<RateLimitSpec>,
     max_concurrent: Option<u32>,
     probe: Option<ProbeSpec>,
+    timeout_ms: Option<u64>,
     compensate: Option<NodeIx>,
+    verify: Option<NodeIx>,
     baseline_latency_ms: Option<f64>,
     validators: Vec<Validator>,
     x: Option<f64>,
@@ -55,8 +57,9 @@ struct NodeAttrs {
 }
 
 impl Node {
-    /// A validated description of a node; `compensate` is the index its `compensate` id names.
-    fn from_spec(n: NodeSpec, compensate: Option<NodeIx>) -> Node {
+    /// A validated description of a node; `compensate` and `verify` are the indices its ids
+    /// name.
+    fn from_spec(n: NodeSpec, compensate: Option<NodeIx>, verify: Option<NodeIx>) -> Node {
         let NodeSpec {
             id,
             label,
@@ -72,6 +75,8 @@ impl Node {
             rate_limit,
             max_concurrent,
             probe,
+            timeout_ms,
+            verify: _,
             baseline_latency_ms,
             validators,
             x,
@@ -86,7 +91,9 @@ impl Node {
             rate_limit,
             max_concurrent,
             probe,
+            timeout_ms,
             compensate,
+            verify,
             baseline_latency_ms,
             validators,
             x,
@@ -121,7 +128,9 @@ impl Node {
             n.rate_limit = a.rate_limit;
             n.max_concurrent = a.max_concurrent;
             n.probe = a.probe.clone();
+            n.timeout_ms = a.timeout_ms;
             n.compensate = a.compensate.map(|c| String::from(id_of(c)));
+            n.verify = a.verify.map(|c| String::from(id_of(c)));
             n.baseline_latency_ms = a.baseline_latency_ms;
             n.validators = a.validators.clone();
             n.x = a.x;
@@ -172,6 +181,14 @@ impl Node {
     /// The tool that undoes this one's side effect.
     pub fn compensate(&self) -> Option<NodeIx> {
         self.attrs().and_then(|a| a.compensate)
+    }
+    /// The tool that tells whether a call of this one whose outcome is unknown took effect.
+    pub fn verify(&self) -> Option<NodeIx> {
+        self.attrs().and_then(|a| a.verify)
+    }
+    /// How long a call of the tool may take, when the node says.
+    pub fn timeout_ms(&self) -> Option<u64> {
+        self.attrs().and_then(|a| a.timeout_ms)
     }
     pub fn baseline_latency_ms(&self) -> Option<f64> {
         self.attrs().and_then(|a| a.baseline_latency_ms)

@@ -109,6 +109,16 @@ pub struct NodeSpec {
     /// Probe the tool while it is down, so that it recovers without traffic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeSpec>,
+    /// How long a call may take before it is given up on (its `AbortSignal` aborts); the
+    /// router's `admission.call_timeout_ms` when absent. The call's place in the bulkhead is a
+    /// lease that runs out this long plus `admission.lease_grace_ms` after it was let through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// For a `side_effect` tool: the tool (another node id) that tells whether a call whose
+    /// outcome is unknown (it timed out) took effect. It is called with the unknown call's
+    /// `call_id` and answers `{"done": true}` or `{"done": false}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<String>,
     /// Normal latency of the tool; the latency factor compares the rolling mean with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_latency_ms: Option<f64>,
@@ -139,6 +149,8 @@ impl NodeSpec {
             rate_limit: None,
             max_concurrent: None,
             probe: None,
+            timeout_ms: None,
+            verify: None,
             baseline_latency_ms: None,
             validators: Vec::new(),
             x: None,

@@ -1,10 +1,27 @@
 //! A three-state circuit breaker per tool (Nygard, 2007), driven by a clock value passed in.
 //!
 //! CLOSED -> OPEN when, over a sliding window (time and call count), the failure rate reaches its
-//! threshold after a minimum number of calls, or failures run consecutively; a hard failure
-//! reported by the host opens it at once. OPEN -> HALF_OPEN after the cooldown. HALF_OPEN lets a
-//! budget of probe calls through: a success closes it, a failure reopens it. After closing, the
-//! availability factor comes back to 1 gradually over several successes.
+//! threshold after a minimum number of calls (Resilience4j's `minimumNumberOfCalls`, opossum's
+//! `volumeThreshold`), or failures run consecutively; a hard failure reported by the host (a
+//! structured permanent failure, seed 003) opens it at once. OPEN -> HALF_OPEN after the
+//! cooldown. HALF_OPEN lets a budget of trial calls through, as Resilience4j's half-open state
+//! permits real calls: while a trial slot is free the tool weighs what it weighs when healthy, so
+//! the next run whose plan could use it is routed through it (healing back needs no configured
+//! probe); once the slots are taken it weighs infinite. A success closes it with the window's
+//! old failures forgotten (no penalty from before the outage outlives the recovery); a failure
+//! reopens it for another cooldown.
+//!
+//! ```
+//! use shr_core::health::{Breaker, BreakerConfig, BreakerState};
+//! let mut b = Breaker::new(BreakerConfig { cooldown_ms: 100, ..BreakerConfig::default() });
+//! b.trip(0);
+//! assert_eq!(b.availability(), f64::INFINITY);
+//! b.poll(100);
+//! assert_eq!((b.state(), b.availability()), (BreakerState::HalfOpen, 1.0), "a trial slot is free");
+//! assert!(b.try_acquire(100) && !b.admits(), "one trial call at a time");
+//! assert!(b.on_success(120).is_some());
+//! assert_eq!(b.state(), BreakerState::Closed);
+//! ```
 
 use alloc::collections::VecDeque;
 use alloc::format;
@@ -29,13 +46,9 @@ pub struct BreakerConfig {
     pub min_calls: u32,
     /// How long the breaker stays OPEN before letting probes through.
     pub cooldown_ms: Millis,
-    /// Probe calls allowed while HALF_OPEN.
+    /// Trial calls let through at once while HALF_OPEN (Resilience4j's
+    /// `permittedNumberOfCallsInHalfOpenState`): real calls of runs, or configured probes.
     pub half_open_probes: u32,
-    /// Successes after closing before the weight is fully back to normal.
-    pub recovery_successes: u32,
-    /// Availability factor while HALF_OPEN: high but finite, so only a path with no healthy
-    /// alternative goes through a probing tool.
-    pub half_open_factor: f64,
 }
 
 impl Default for BreakerConfig {
@@ -48,27 +61,18 @@ impl Default for BreakerConfig {
             min_calls: 5,
             cooldown_ms: 30_000,
             half_open_probes: 1,
-            recovery_successes: 3,
-            half_open_factor: 8.0,
         }
     }
 }
 
 impl BreakerConfig {
     /// The first setting that would make the breaker misbehave, named with why: a failure rate
-    /// outside 0..=1 (NaN never opens it), a half-open factor below 1 (a probing tool cheaper
-    /// than a healthy one; negative reads as unusable) or no probe (HALF_OPEN forever).
+    /// outside 0..=1 (NaN never opens it) or no trial call (HALF_OPEN forever).
     pub fn check(&self) -> Result<(), ConfigError> {
         if !(0.0..=1.0).contains(&self.failure_rate) {
             return Err(ConfigError::new(
                 "failure_rate",
                 format!("must be a number in 0..=1, got {}", self.failure_rate),
-            ));
-        }
-        if !(self.half_open_factor.is_finite() && self.half_open_factor >= 1.0) {
-            return Err(ConfigError::new(
-                "half_open_factor",
-                format!("must be a finite number >= 1, got {}", self.half_open_factor),
             ));
         }
         if self.half_open_probes == 0 {
@@ -105,7 +109,6 @@ pub struct Breaker {
     opened_at: Millis,
     probes_used: u32,
     consecutive: u32,
-    recovering: u32,
     window: VecDeque<(Millis, bool)>,
     /// Counts state changes: a call admitted under an older generation reports a stale outcome,
     /// which is remembered but never moves the state (a slow call that left before the breaker
@@ -121,7 +124,6 @@ impl Breaker {
             opened_at: 0,
             probes_used: 0,
             consecutive: 0,
-            recovering: 0,
             window: VecDeque::new(),
             generation: 0,
         }
@@ -217,15 +219,12 @@ impl Breaker {
         self.consecutive = 0;
         match self.state {
             BreakerState::HalfOpen => {
-                self.recovering = self.config.recovery_successes;
                 // A fresh window: the failures that opened the breaker are history now.
                 self.window.clear();
+                self.remember(now, true);
                 Some(self.set(BreakerState::Closed))
             }
-            _ => {
-                self.recovering = self.recovering.saturating_sub(1);
-                None
-            }
+            _ => None,
         }
     }
 
@@ -274,37 +273,31 @@ impl Breaker {
         Some(self.open(opened_at))
     }
 
-    /// A manual reset (an operator or a host's probe says the tool is back): CLOSED, recovering.
+    /// The tool is back (an operator, a host's probe or the fleet says so): CLOSED, with the
+    /// window's failures forgotten. No weight penalty ramps down after it: a ramp waits for
+    /// successes, and where a cheaper alternative exists no run would send one, so the tool
+    /// would never come back into use; the admission's slow-start window keeps a herd off it.
     pub fn reset(&mut self) -> Option<Transition> {
         self.consecutive = 0;
         self.window.clear();
         if self.state == BreakerState::Closed {
             return None;
         }
-        self.recovering = self.config.recovery_successes;
         Some(self.set(BreakerState::Closed))
     }
 
-    /// The tool is known to be back (a probe answered): CLOSED with no recovery ramp. The ramp
-    /// waits for successes, and where a cheaper alternative exists no run would ever send one,
-    /// so the tool would never come back into use; the admission's slow-start window still
-    /// keeps a herd off it.
+    /// Same as [`Breaker::reset`]: the name the probe and fleet code use.
     pub fn recovered(&mut self) -> Option<Transition> {
-        let t = self.reset();
-        self.recovering = 0;
-        t
+        self.reset()
     }
 
-    /// The availability factor of the composite weight: 1 when healthy, infinite when OPEN,
-    /// high while HALF_OPEN, and stepping down from high to 1 over the recovery successes.
+    /// The availability factor of the composite weight: 1 when CLOSED, and while HALF_OPEN with
+    /// a trial slot free (so a run takes the trial); infinite when OPEN or every slot is out.
     pub fn availability(&self) -> f64 {
-        match self.state {
-            BreakerState::Open => f64::INFINITY,
-            BreakerState::HalfOpen => self.config.half_open_factor,
-            BreakerState::Closed => {
-                let n = self.config.recovery_successes.max(1) as f64;
-                1.0 + (self.config.half_open_factor - 1.0) * (self.recovering as f64 / n) * 0.5
-            }
+        if self.admits() {
+            1.0
+        } else {
+            f64::INFINITY
         }
     }
 
@@ -335,7 +328,6 @@ impl Breaker {
 
     fn open(&mut self, now: Millis) -> Transition {
         self.opened_at = now;
-        self.recovering = 0;
         self.set(BreakerState::Open)
     }
 

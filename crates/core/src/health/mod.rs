@@ -1,9 +1,11 @@
 //! Tool health: a circuit breaker and telemetry per tool, turned into the live weight that
 //! routing uses. Every outcome a host reports feeds it; the clock is always passed in.
 
+pub mod admission;
 pub mod breaker;
 pub mod concurrency;
 pub mod fleet;
+pub mod lease;
 pub mod memo;
 pub mod probe;
 pub mod rate_limit;
@@ -12,84 +14,31 @@ pub mod weight;
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
 
+pub use admission::{AdmissionConfig, Refusal};
 pub use breaker::{Breaker, BreakerConfig, BreakerState, Transition};
 pub use concurrency::Concurrency;
 pub use fleet::{Change, FleetStats, HealthDelta, Rejection, MAX_ORIGIN};
+pub use lease::{Lease, Leases};
 pub use memo::{LiveWeights, WeightMemo};
 pub use probe::Probe;
 pub use rate_limit::TokenBucket;
 pub use retry::{backoff, RetryBudget};
 pub use weight::{edge_weight, Factors};
 
-use crate::error::ConfigError;
 use crate::graph::{NodeIx, ToolGraph};
 use crate::Millis;
 
-/// How calls are let through to a tool, for every run of a router at once.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AdmissionConfig {
-    /// Calls in flight per tool (a bulkhead) when its node says nothing; `None`: no ceiling.
-    pub max_concurrent: Option<u32>,
-    /// The slow-start window: calls a tool with no record may have in flight at once; each
-    /// success lets one more through. 0 turns slow start off.
-    pub initial_concurrency: u32,
-    /// Retries in flight per tool, as a share of its calls in flight.
-    pub retry_budget: RetryBudget,
-    /// How long a run waits for a tool that is only full or rate-limited for now, when no other
-    /// path exists, before it escalates.
-    pub max_wait_ms: Millis,
-}
-
-impl Default for AdmissionConfig {
-    fn default() -> Self {
-        AdmissionConfig {
-            max_concurrent: None,
-            initial_concurrency: 3,
-            retry_budget: RetryBudget::default(),
-            max_wait_ms: 10_000,
-        }
-    }
-}
-
-impl AdmissionConfig {
-    pub fn check(&self) -> Result<(), ConfigError> {
-        if self.max_concurrent == Some(0) {
-            return Err(ConfigError::new(
-                "max_concurrent",
-                "must be at least 1 (leave it out for no ceiling)",
-            ));
-        }
-        self.retry_budget.check().map_err(|e| e.within("retry_budget"))
-    }
-}
-
-/// Why a call was not let through now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Refusal {
-    /// The breaker is OPEN.
-    Open,
-    /// The breaker is HALF_OPEN and its probes are out.
-    Probing,
-    /// As many calls are in flight as the bulkhead or the slow-start window allows.
-    Full,
-    /// The rate limit's tokens are spent.
-    RateLimited,
-    /// The tool's retry budget is spent: the failure is not retried.
-    RetryBudget,
-}
-
-/// A call let through to a tool: hand it back with [`HealthBook::settle`] or
-/// [`HealthBook::release`], exactly once.
+/// A call let through to a tool, under a lease (see [`lease`]): hand it back with
+/// [`HealthBook::settle`] or [`HealthBook::release`]; if neither comes before the lease runs
+/// out, [`HealthBook::poll`] gives its place back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Permit {
     pub tool: NodeIx,
     /// The breaker's generation when the call was let through.
     generation: u64,
     retry: bool,
+    lease: u64,
 }
 
 /// An outcome a host observed, of a call it made through a [`Permit`] or outside any run.
@@ -126,6 +75,10 @@ pub struct ToolHealth {
     concurrency: Concurrency,
     bucket: Option<TokenBucket>,
     retries_in_flight: u32,
+    /// The call timeout when the node sets one.
+    timeout_ms: Option<Millis>,
+    /// Leases of this tool that ran out before their call was reported.
+    leases_expired: u64,
 }
 
 impl ToolHealth {
@@ -162,6 +115,17 @@ impl ToolHealth {
     pub fn in_flight(&self) -> u32 {
         self.concurrency.in_flight()
     }
+
+    /// Leases of this tool that ran out before their call was reported (a lost host).
+    pub fn leases_expired(&self) -> u64 {
+        self.leases_expired
+    }
+
+    /// Gives back the places a call held (its lease ended one way or another).
+    fn give_back(&mut self, retry: bool) {
+        self.concurrency.release();
+        self.retries_in_flight = self.retries_in_flight.saturating_sub(u32::from(retry));
+    }
 }
 
 /// Health of every tool of a graph, indexed like its nodes.
@@ -180,6 +144,10 @@ pub struct HealthBook {
     fleet: fleet::Ledger,
     /// When each tool with a `probe` was last probed.
     probes: probe::ProbeSchedule,
+    /// The calls let through and not yet handed back.
+    leases: Leases,
+    call_timeout_ms: Millis,
+    lease_grace_ms: Millis,
 }
 
 /// Two books are equal when their tools are; `quiet_until` is only a shortcut.
@@ -214,19 +182,45 @@ impl HealthBook {
                     ),
                     bucket: n.rate_limit().map(|r| TokenBucket::new(r.calls, r.per_ms)),
                     retries_in_flight: 0,
+                    timeout_ms: n.timeout_ms(),
+                    leases_expired: 0,
                 })
                 .collect(),
             retry_budget: admission.retry_budget,
             fleet: fleet::Ledger::new(graph.node_count()),
             probes: probe::ProbeSchedule::default(),
+            leases: Leases::default(),
+            call_timeout_ms: admission.call_timeout_ms,
+            lease_grace_ms: admission.lease_grace_ms,
             quiet_until: Millis::MAX,
             steady_until: Millis::MAX,
         }
     }
 
-    /// Lets a call through to `v` now, or says why not. Takes a probe of a HALF_OPEN breaker, a
-    /// place in the bulkhead and a rate-limit token together, or nothing.
+    /// Lets a call through to `v` now, or says why not. Takes a trial slot of a HALF_OPEN
+    /// breaker, a place in the bulkhead and a rate-limit token together, or nothing. The permit's
+    /// lease runs out at the tool's timeout plus the grace.
     pub fn admit(&mut self, v: NodeIx, now: Millis, retry: bool) -> Result<Permit, Refusal> {
+        self.admit_for(v, now, retry, None)
+    }
+
+    /// The call timeout of `v`: its node's `timeout_ms`, else the admission's.
+    pub fn call_timeout_ms(&self, v: NodeIx) -> Millis {
+        self.tools.get(v).and_then(|t| t.timeout_ms).unwrap_or(self.call_timeout_ms)
+    }
+
+    /// [`HealthBook::admit`] for a call given `timeout_ms` (the host's own timeout; the tool's
+    /// when `None`).
+    pub fn admit_for(
+        &mut self,
+        v: NodeIx,
+        now: Millis,
+        retry: bool,
+        timeout_ms: Option<Millis>,
+    ) -> Result<Permit, Refusal> {
+        let expires = now
+            .saturating_add(timeout_ms.unwrap_or(self.call_timeout_ms(v)))
+            .saturating_add(self.lease_grace_ms);
         let held = self.fleet.held(v, now);
         let t = self.tools.get_mut(v).ok_or(Refusal::Open)?;
         t.breaker.poll(now);
@@ -242,7 +236,9 @@ impl HealthBook {
             self.steady_until = self.steady_until.min(b.next_token_at(now));
         }
         t.retries_in_flight += u32::from(retry);
-        Ok(Permit { tool: v, generation, retry })
+        let lease = self.leases.grant(Lease { tool: v, generation, retry, expires });
+        self.quiet_until = self.quiet_until.min(expires);
+        Ok(Permit { tool: v, generation, retry, lease })
     }
 
     /// Why `v` would refuse a call now, if it would.
@@ -258,10 +254,14 @@ impl HealthBook {
 
     /// A permitted call ended with `observed`. An outcome of a call let through under an older
     /// breaker generation counts in the error rate only: it cannot move the breaker.
+    /// A call whose lease ran out meanwhile still teaches the health its outcome; its place was
+    /// given back when the lease ran out.
     pub fn settle(&mut self, permit: Permit, observed: Observation, now: Millis) -> Option<Transition> {
+        let held = self.leases.end(permit.lease).is_some();
         let t = self.tools.get_mut(permit.tool)?;
-        t.concurrency.release();
-        t.retries_in_flight = t.retries_in_flight.saturating_sub(u32::from(permit.retry));
+        if held {
+            t.give_back(permit.retry);
+        }
         match observed {
             Observation::Success { .. } => t.concurrency.on_success(),
             _ => t.concurrency.on_failure(),
@@ -283,11 +283,18 @@ impl HealthBook {
     /// A permitted call ended without an outcome (the host gave up on it): its place, and a
     /// probe it held, are given back.
     pub fn release(&mut self, permit: Permit) {
+        if self.leases.end(permit.lease).is_none() {
+            return;
+        }
         if let Some(t) = self.tools.get_mut(permit.tool) {
-            t.concurrency.release();
-            t.retries_in_flight = t.retries_in_flight.saturating_sub(u32::from(permit.retry));
+            t.give_back(permit.retry);
             t.breaker.release(permit.generation);
         }
+    }
+
+    /// Calls let through and not yet handed back, over every tool.
+    pub fn leases_held(&self) -> usize {
+        self.leases.len()
     }
 
     /// Records an outcome of `v` observed now (outside a permit: a host's own observation).
@@ -390,8 +397,12 @@ impl HealthBook {
     /// Records a success with its latency.
     pub fn on_success(&mut self, v: NodeIx, latency_ms: f64, now: Millis) -> Option<Transition> {
         let t = self.tools.get_mut(v)?;
-        Self::remember_latency(t, latency_ms);
         let change = t.breaker.on_success(now);
+        if change.is_some() {
+            // Back from an outage: latencies from before it say nothing now.
+            t.latencies.clear();
+        }
+        Self::remember_latency(t, latency_ms);
         self.watch(v, now);
         self.note(v, change, now);
         change
@@ -425,17 +436,30 @@ impl HealthBook {
 
     /// The tool is back (operator or probe): closes the breaker, weight recovering.
     pub fn reset(&mut self, v: NodeIx, now: Millis) -> Option<Transition> {
-        let change = self.tools.get_mut(v)?.breaker.reset();
+        let t = self.tools.get_mut(v)?;
+        // The host says the tool is healthy: nothing from before weighs on it.
+        t.latencies.clear();
+        let change = t.breaker.reset();
         self.note(v, change, now);
         change
     }
 
-    /// Applies the cooldown to every breaker; returns the transitions it caused.
-    pub fn poll(&mut self, now: Millis, out: &mut Vec<(NodeIx, Transition)>) {
+    /// Applies the cooldown to every breaker, and gives back the places of leases run out;
+    /// returns the transitions it caused (in `out`) and the number of leases that ran out.
+    pub fn poll(&mut self, now: Millis, out: &mut Vec<(NodeIx, Transition)>) -> usize {
         if now < self.quiet_until {
-            return;
+            return 0;
         }
-        self.quiet_until = Millis::MAX;
+        let mut expired = Vec::new();
+        self.leases.expire(now, &mut expired);
+        for l in &expired {
+            if let Some(t) = self.tools.get_mut(l.tool) {
+                t.give_back(l.retry);
+                t.breaker.release(l.generation);
+                t.leases_expired += 1;
+            }
+        }
+        self.quiet_until = self.leases.next_expiry().unwrap_or(Millis::MAX);
         for (v, t) in self.tools.iter_mut().enumerate() {
             if let Some(tr) = t.breaker.poll(now) {
                 out.push((v, tr));
@@ -444,6 +468,7 @@ impl HealthBook {
                 self.quiet_until = self.quiet_until.min(at);
             }
         }
+        expired.len()
     }
 
     /// The factors of the tool's weight now. A tool that would refuse a call now (breaker OPEN
@@ -473,10 +498,14 @@ impl HealthBook {
             Some(Refusal::Open | Refusal::Probing | Refusal::Full) => f64::INFINITY,
             _ => t.breaker.availability(),
         };
+        // A HALF_OPEN tool is weighed as if healthy: the failures that opened it are why it is
+        // on trial, and the trial call, not their memory, decides (healing back).
+        let error_rate =
+            if t.breaker.state() == BreakerState::HalfOpen { 0.0 } else { t.breaker.error_rate(now) };
         Factors {
             base_cost: t.base_cost,
             latency: weight::latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0)),
-            reliability: weight::reliability_factor(t.breaker.error_rate(now)),
+            reliability: weight::reliability_factor(error_rate),
             rate_limit,
             availability,
         }

@@ -107,6 +107,7 @@ impl Run {
             completed: self.completion.iter().map(|&v| env.graph.id(v).to_string()).collect(),
             agent_action,
             signal,
+            call_id: None,
         };
         self.emit(EventKind::Escalated {
             reason,
@@ -155,9 +156,7 @@ impl Run {
             return;
         }
         self.tick(now);
-        for (_, (_, permit)) in core::mem::take(&mut self.in_flight) {
-            env.health.release(permit);
-        }
+        self.release_calls(env.health);
         self.retry_at.clear();
         self.paused_until = None;
         self.escalation = None;
@@ -170,6 +169,13 @@ impl Run {
             llm_call: 0,
         });
         self.finish(env, Status::Escalated, Some(why.to_string()));
+    }
+
+    /// Gives back the places of the calls in flight (they will never be reported).
+    pub(crate) fn release_calls(&mut self, health: &mut crate::health::HealthBook) {
+        for (_, (_, permit)) in core::mem::take(&mut self.in_flight) {
+            health.release(permit);
+        }
     }
 
     pub(super) fn breaker_event(&mut self, env: &Env<'_>, v: NodeIx, t: Option<Transition>) {

@@ -42,6 +42,7 @@ mod decide;
 mod replan;
 mod report;
 mod step;
+mod unknown;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -84,6 +85,15 @@ struct Pending {
     agent_action: Option<String>,
 }
 
+/// A side effect's call whose outcome is unknown.
+#[derive(Clone, Debug)]
+struct Unknown {
+    tool: NodeIx,
+    call_id: String,
+    /// Its `verify` call is in flight or done.
+    verifying: bool,
+}
+
 /// One task's state, driven through the [`crate::Router`] that started it. See the module docs.
 #[derive(Debug)]
 pub struct Run {
@@ -105,6 +115,16 @@ pub struct Run {
     in_flight: BTreeMap<NodeIx, (u32, Permit)>,
     /// Retries due: tool -> (attempt, not before).
     retry_at: BTreeMap<NodeIx, (u32, Millis)>,
+    /// The run's key: the prefix of its calls' idempotency keys.
+    key: String,
+    /// Steps of each tool so far (a step is a first attempt; its retries share its key).
+    steps: Vec<u32>,
+    /// The idempotency key of each tool's current step.
+    call_ids: BTreeMap<NodeIx, String>,
+    /// The host's own call timeout for this run (a node's `timeout_ms` still wins).
+    call_timeout: Option<Millis>,
+    /// A side effect whose call's outcome is unknown: nothing else acts until it is known.
+    unknown: Option<Unknown>,
     failed_ids: Vec<String>,
     needs_replan: bool,
     pending: Pending,
@@ -137,7 +157,8 @@ pub struct Run {
 }
 
 impl Run {
-    pub(crate) fn new(graph: &ToolGraph, task: Task, now: Millis) -> Result<Run, SessionError> {
+    /// A run of `task`; `number` counts the router's runs, for a default key.
+    pub(crate) fn new(graph: &ToolGraph, task: Task, now: Millis, number: u64) -> Result<Run, SessionError> {
         let lookup = |id: &Option<String>, default: NodeIx| match id {
             None => Ok(default),
             Some(id) => graph.index(id).ok_or_else(|| SessionError::UnknownNode { id: id.clone() }),
@@ -159,6 +180,11 @@ impl Run {
             cost: 0.0,
             in_flight: BTreeMap::new(),
             retry_at: BTreeMap::new(),
+            key: task.id.unwrap_or_else(|| alloc::format!("run-{number}")),
+            steps: alloc::vec![0; n],
+            call_ids: BTreeMap::new(),
+            call_timeout: None,
+            unknown: None,
             failed_ids: Vec::new(),
             needs_replan: false,
             pending: Pending::default(),
@@ -256,6 +282,15 @@ impl Run {
     /// Tools with a call in flight.
     pub fn in_flight(&self) -> impl Iterator<Item = NodeIx> + '_ {
         self.in_flight.keys().copied()
+    }
+    /// The run's key, the prefix of its calls' idempotency keys.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+    /// The host's own call timeout for this run's calls, when their node gives none (the
+    /// lease of each call's place runs out this long plus the grace after it was let through).
+    pub fn set_call_timeout(&mut self, timeout_ms: Option<Millis>) {
+        self.call_timeout = timeout_ms;
     }
 
     fn tick(&mut self, now: Millis) {

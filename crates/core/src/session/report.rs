@@ -30,6 +30,7 @@ impl Run {
                 let observed = match &result {
                     ToolResult::Ok { latency_ms, .. } => Observation::Success { latency_ms: *latency_ms },
                     ToolResult::Err(f) if f.category == Category::Service => Observation::Failure,
+                    ToolResult::Unknown { .. } => Observation::Failure,
                     ToolResult::Err(_) => {
                         env.health.release(permit);
                         return Err(SessionError::Finished);
@@ -48,6 +49,12 @@ impl Run {
                 return Ok(());
             }
         }
+        if self.unknown.as_ref().is_some_and(|u| u.verifying && env.graph.node(u.tool).verify() == Some(v)) {
+            self.verify_reported(env, permit, result);
+            return Ok(());
+        }
+        // A side effect that may have acted is neither retried nor routed around to another.
+        let unknown = matches!(result, ToolResult::Unknown { .. }) && env.graph.node(v).side_effect;
         let (failure, implicit) = match result {
             ToolResult::Ok { output, latency_ms } => {
                 let scope = validate::Scope { context: &self.context, now: self.now };
@@ -78,6 +85,7 @@ impl Run {
                 }
             }
             ToolResult::Err(f) => (f, false),
+            ToolResult::Unknown { message, latency_ms } => (ToolFailure::unknown(message, latency_ms), false),
         };
         self.counts.failures += 1;
         self.emit(EventKind::ToolFailed {
@@ -94,6 +102,12 @@ impl Run {
                 // tool that refused it.
                 env.health.release(permit);
                 self.escalate_input(env, v, failure.agent_action);
+            }
+            Category::Service if unknown => {
+                let t = env.health.settle(permit, Observation::Failure, self.now);
+                self.breaker_event(env, v, t);
+                let call_id = self.call_ids.get(&v).cloned().unwrap_or_default();
+                self.unknown = Some(super::Unknown { tool: v, call_id, verifying: false });
             }
             Category::Service => {
                 let policy = env.graph.node(v).retry();
@@ -149,6 +163,9 @@ impl Run {
             if let Some(a) = self.acknowledged.get_mut(*rule) {
                 *a = true;
             }
+        }
+        if request.reason == EscalationReason::OutcomeUnknown {
+            self.unknown_answered(env, decision == Decision::Approve);
         }
         match decision {
             Decision::Demote { goal } => {
@@ -218,7 +235,7 @@ impl Run {
 
     /// Records that `v` failed for this task: it is avoided from now on, and routed around at
     /// the next decision together with the rest of its batch.
-    fn route_around(
+    pub(super) fn route_around(
         &mut self,
         env: &Env<'_>,
         v: NodeIx,
@@ -261,7 +278,7 @@ impl Run {
     }
 
     /// Escalates with `v` named among the failed tools of this request only.
-    fn escalate_naming(
+    pub(super) fn escalate_naming(
         &mut self,
         env: &mut Env<'_>,
         v: NodeIx,
@@ -302,6 +319,7 @@ impl Run {
                 return;
             }
             ToolResult::Err(f) => f,
+            ToolResult::Unknown { message, latency_ms } => ToolFailure::unknown(message, latency_ms),
         };
         self.counts.failures += 1;
         self.emit(EventKind::ToolFailed {

@@ -70,6 +70,18 @@ impl Run {
             if self.complete_ready_waypoints(env) {
                 continue;
             }
+            // A side effect's outcome is unknown: nothing else acts until its `verify` answers.
+            if let Some(u) = &self.unknown {
+                if !self.in_flight.is_empty() {
+                    return Action::Wait;
+                }
+                if !u.verifying {
+                    if let Some(calls) = self.dispatch_verify(env) {
+                        return Action::CallTools { calls };
+                    }
+                    continue;
+                }
+            }
             // Side effects branched back past are undone before the plan goes on, one at a time.
             if let Some(&(_, by)) = self.compensations.front() {
                 if self.in_flight.contains_key(&by) {
@@ -179,7 +191,9 @@ impl Run {
         for &v in ready {
             let (attempt, not_before) = self.retry_at.get(&v).copied().unwrap_or((1, self.now));
             let tool = env.graph.id(v).to_string();
-            let permit = match env.health.admit(v, self.now, attempt > 1) {
+            let timeout_ms =
+                env.graph.node(v).timeout_ms().or(self.call_timeout).unwrap_or(env.health.call_timeout_ms(v));
+            let permit = match env.health.admit_for(v, self.now, attempt > 1, Some(timeout_ms)) {
                 Ok(p) => p,
                 Err(reason) => {
                     self.emit(EventKind::Shed { tool, reason });
@@ -188,15 +202,46 @@ impl Run {
                 }
             };
             self.retry_at.remove(&v);
-            self.emit(EventKind::ToolCalled { tool: tool.clone(), attempt });
+            let verifies = self.unknown.as_ref().filter(|u| env.graph.node(u.tool).verify() == Some(v));
+            let call_id = match (verifies, self.call_ids.get(&v)) {
+                // A verify call asks about the unknown call: it carries that call's key.
+                (Some(u), _) => u.call_id.clone(),
+                (None, Some(id)) if attempt > 1 => id.clone(),
+                _ => {
+                    self.steps[v] += 1;
+                    let id = alloc::format!("{}:{tool}:{}", self.key, self.steps[v]);
+                    self.call_ids.insert(v, id.clone());
+                    id
+                }
+            };
+            self.emit(EventKind::ToolCalled { tool: tool.clone(), attempt, call_id: call_id.clone() });
             self.in_flight.insert(v, (attempt, permit));
             self.counts.tool_calls += 1;
             self.nodes[v].visits += 1;
             env.health.on_call(v, self.now);
             let delay_ms = not_before.saturating_sub(self.now);
-            calls.push(Call { tool, attempt, not_before, delay_ms });
+            calls.push(Call { tool, attempt, not_before, delay_ms, call_id, timeout_ms });
         }
         calls
+    }
+
+    /// Starts the `verify` call of the side effect whose outcome is unknown, carrying that
+    /// call's key; `None` when it cannot start (no `verify`, or refused now): the outcome stays
+    /// unknown and the run escalates, naming the key.
+    fn dispatch_verify(&mut self, env: &mut Env<'_>) -> Option<Vec<Call>> {
+        let u = self.unknown.as_mut()?;
+        u.verifying = true;
+        let Some(w) = env.graph.node(u.tool).verify() else {
+            self.escalate_unknown(env);
+            return None;
+        };
+        let calls = self.dispatch(env, &[w]);
+        self.needs_replan = false;
+        if calls.is_empty() {
+            self.escalate_unknown(env);
+            return None;
+        }
+        Some(calls)
     }
 
     pub(super) fn complete(&mut self, env: &mut Env<'_>, v: NodeIx) {

@@ -251,7 +251,7 @@ impl Scenario {
             domain: domain_name,
             title,
             description,
-            task: Task { goal: None, start: None, context },
+            task: Task { id: None, goal: None, start: None, context },
             failures,
             expected,
             paper,

@@ -6,14 +6,24 @@
 //! again; on `escalate` await the host's `escalate(request)` and pass its decision back; on
 //! `finished` resolve. New events go to `onEvent` after every step.
 //!
-//! Every wait is bounded, so a run always settles: a tool by `timeoutMs` (its failure), a
-//! backoff or pause by its duration (a host `sleep` a second past it), `escalate` by
-//! `escalateTimeoutMs` and everything by `deadlineMs`. A wait that expires ends the run through
-//! the core's `abandon`: an `Escalated` event of reason `deadline` and an outcome saying which.
+//! Every wait is bounded, so a run always settles: a tool by its call's timeout (the node's
+//! `timeout_ms`, else `timeoutMs`, else the router's `admission.callTimeoutMs`), a backoff or
+//! pause by its duration (a host `sleep` a second past it), `escalate` by `escalateTimeoutMs`
+//! and everything by `deadlineMs`. A wait that expires ends the run through the core's
+//! `abandon`: an `Escalated` event of reason `deadline` and an outcome saying which.
+//!
+//! Each tool call receives `{tool, attempt, callId, signal, context, results}`: `callId` is the
+//! call's idempotency key (the same on a retry of a step), `signal` an `AbortSignal` aborted at
+//! the call's timeout, the run's deadline, or the end of the run with the call still out
+//! ([`cancel`]). When the run ends, every place its calls held is given back to the router.
 //!
 //! What a tool did becomes a result like this (never a trap):
-//! - threw or rejected -> service failure, permanent, message = the error's message;
-//! - did not settle within `timeoutMs` (default 10 s) -> service failure, transient;
+//! - threw or rejected -> service failure, transient (an untyped error is no proof of an
+//!   outage), message = the error's message;
+//! - did not settle within its timeout -> aborted, and an unknown outcome: for a tool with no
+//!   side effect a transient failure; a `side_effect` tool's late result is awaited for
+//!   `admission.leaseGraceMs` more (it is the result if it comes), else the outcome stays
+//!   unknown and the run verifies or escalates before anything acts again;
 //! - returned `{success: false, error, category, agentAction, transient}` -> that failure
 //!   (seed 003, whose `agent_action` is read too); a key it does not know or a category other
 //!   than input/service/policy is malformed data;
@@ -38,8 +48,10 @@ use crate::convert::{from_js_camel, get, is_nullish, stringify, to_js, tool_fail
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
+mod cancel;
 mod options;
 
+use cancel::Abort;
 use options::{RunOptions, MAX_TIMER_MS};
 pub use options::{DEFAULT_ESCALATE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS};
 
@@ -64,20 +76,48 @@ extern "C" {
     fn promise_reject(v: &JsValue) -> Promise;
     #[wasm_bindgen(js_namespace = Promise, js_name = race)]
     fn promise_race(items: &Array) -> Promise;
+    /// `Object.hasOwn`, whose Proxy trap may throw: caught, never a trap of the module.
+    #[wasm_bindgen(js_namespace = Object, js_name = hasOwn, catch)]
+    fn has_own(o: &JsValue, key: &JsValue) -> Result<bool, JsValue>;
 }
 
 /// A call in flight.
 struct InFlight {
     tool: String,
     attempt: u32,
+    call_id: String,
+    timeout_ms: u64,
+    side_effect: bool,
     /// Waiting out a retry's backoff (`delay_ms`), then the tool.
     phase: Phase,
     started: u64,
+    abort: Option<Abort>,
 }
 
 enum Phase {
     Backoff(Sleep),
-    Running { fut: JsFuture, timer: Option<JsValue>, sentinel: Object },
+    /// The tool's promise raced against its timeout.
+    Running {
+        fut: JsFuture,
+        timer: JsValue,
+        sentinel: Object,
+        tool: Promise,
+    },
+    /// A side effect past its timeout, aborted: its late result raced against the grace.
+    Late {
+        fut: JsFuture,
+        timer: JsValue,
+        sentinel: Object,
+    },
+}
+
+impl Phase {
+    fn clear(&self) {
+        match self {
+            Phase::Backoff(s) => clear_timeout(&s.timer),
+            Phase::Running { timer, .. } | Phase::Late { timer, .. } => clear_timeout(timer),
+        }
+    }
 }
 
 /// A wait of `ms` (a duration: a clock that steps back changes nothing), through the host's
@@ -117,7 +157,8 @@ impl Sleep {
 enum Settled {
     Value(JsValue),
     Threw(JsValue),
-    TimedOut,
+    /// Timed out, and nobody knows what it did: the message says how.
+    Unknown(String),
 }
 
 /// Why a run stops before the core finishes it.
@@ -146,21 +187,38 @@ async fn drive(
 ) -> Result<JsValue, ShrError> {
     let router_clock = inner.borrow().clock.clone();
     let opts = RunOptions::parse(&options_js, router_clock)?;
-    let task = parse_task(&task_js)?;
+    let mut task = parse_task(&task_js)?;
+    // Idempotency keys must not collide across the agent processes of a fleet: a run with no
+    // `id` of its own gets a random one.
+    task.id = task.id.or_else(random_key);
     let context =
         if is_nullish(&task_js) { JsValue::UNDEFINED } else { get(&task_js, "context", "bad_task", "task")? };
     let context = if is_nullish(&context) { Object::new().into() } else { context };
     let t0 = opts.now()?;
     let mut run = inner.borrow_mut().router.start(task, t0).map_err(task_error)?;
+    run.set_call_timeout(opts.timeout_ms);
+    let late_ms = inner.borrow().router.config().admission.lease_grace_ms as f64;
     let deadline = opts.deadline_ms.map(|ms| {
         let sentinel: JsValue = Object::new().into();
         let (p, id) = timer(ms, &sentinel);
         Deadline { ms, promise: p.clone(), future: JsFuture::from(p), timer: id, sentinel }
     });
-    let mut host =
-        Host { opts, context, results: Object::new(), in_flight: Vec::new(), events: Array::new(), deadline };
+    let mut host = Host {
+        opts,
+        context,
+        results: Object::new(),
+        in_flight: Vec::new(),
+        events: Array::new(),
+        deadline,
+        late_ms,
+    };
     let result = host.drive(&inner, &mut run).await;
     host.abandon();
+    // Finished, expired or rejected: the places of calls still out are given back now, not
+    // when their leases run out.
+    if let Ok(mut inner) = inner.try_borrow_mut() {
+        inner.router.release_run(&mut run);
+    }
     let events: JsValue = host.events.into();
     let outcome = result.and_then(|o| to_js(&o));
     match outcome {
@@ -184,6 +242,8 @@ struct Host {
     events: Array,
     /// The run's deadline (`deadlineMs`), raced against every wait.
     deadline: Option<Deadline>,
+    /// How long a side effect's late result is awaited past its timeout.
+    late_ms: f64,
 }
 
 /// A run's deadline: the timer's promise (for races in JS) and a future of it (for polls).
@@ -229,17 +289,26 @@ impl Host {
                 Action::CallTools { calls } => {
                     let now = self.opts.now()?;
                     for call in calls {
+                        let side_effect = {
+                            let inner = inner.borrow();
+                            let graph = inner.router.graph();
+                            graph.index(&call.tool).is_some_and(|v| graph.node(v).side_effect)
+                        };
                         // The backoff as a duration: a host clock that steps back changes no wait.
-                        let phase = if call.delay_ms > 0 {
-                            Phase::Backoff(self.sleep(call.delay_ms as f64))
+                        let (phase, abort) = if call.delay_ms > 0 {
+                            (Phase::Backoff(self.sleep(call.delay_ms as f64)), None)
                         } else {
-                            self.start_tool(&call.tool, call.attempt)
+                            self.start_tool(&call.tool, call.attempt, &call.call_id, call.timeout_ms)?
                         };
                         self.in_flight.push(InFlight {
                             tool: call.tool,
                             attempt: call.attempt,
+                            call_id: call.call_id,
+                            timeout_ms: call.timeout_ms,
+                            side_effect,
                             phase,
                             started: now,
+                            abort,
                         });
                     }
                 }
@@ -265,9 +334,7 @@ impl Host {
                     }
                     let (i, settled) = self.settle_one().await?;
                     let call = self.in_flight.remove(i);
-                    if let Phase::Running { timer: Some(t), .. } = &call.phase {
-                        clear_timeout(t);
-                    }
+                    call.phase.clear();
                     let now = self.opts.now()?;
                     let latency = now.saturating_sub(call.started) as f64;
                     let (result, output) = self.translate(&call.tool, settled, latency);
@@ -385,15 +452,29 @@ impl Host {
         .await
     }
 
-    /// Calls the tool and races it against the timeout.
-    fn start_tool(&self, tool: &str, attempt: u32) -> Phase {
+    /// Calls the tool and races it against its timeout; the call's `AbortController` with it.
+    /// A `tools` object whose own-property check throws (a hostile Proxy) breaks the host's
+    /// contract: the run rejects with `bad_options`.
+    fn start_tool(
+        &self,
+        tool: &str,
+        attempt: u32,
+        call_id: &str,
+        timeout_ms: u64,
+    ) -> Result<(Phase, Option<Abort>), ShrError> {
         let sentinel = Object::new();
+        let abort = Abort::new();
         // Every way of not having a callable tool is that call's failure, not the run's: the
         // session routes around it like any other outage.
         let key = JsValue::from_str(tool);
         // Only the host's own properties are tools: `constructor` or `toString` must not run
         // what every object inherits.
-        let own = Object::has_own(&Object::from(self.opts.tools.clone()), &key);
+        let own = has_own(&self.opts.tools, &key).map_err(|e| {
+            ShrError::new(
+                "bad_options",
+                format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
+            )
+        })?;
         let found = if own { js_sys::Reflect::get(&self.opts.tools, &key) } else { Ok(JsValue::UNDEFINED) };
         let p = match found {
             Err(e) => {
@@ -401,7 +482,8 @@ impl Host {
                 promise_reject(&js_sys::Error::new(&m).into())
             }
             Ok(f) if f.is_function() => {
-                let input = self.input(tool, attempt);
+                let signal = abort.as_ref().map_or(JsValue::UNDEFINED, Abort::signal);
+                let input = self.input(tool, attempt, call_id, &signal);
                 match Function::from(f).call1(&JsValue::UNDEFINED, &input) {
                     Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
                     Err(e) => promise_reject(&e),
@@ -412,23 +494,20 @@ impl Host {
                 promise_reject(&e.into())
             }
         };
-        let (p, timer) = match self.opts.timeout_ms {
-            None => (p, None),
-            Some(ms) => {
-                let (timeout, id) = timer(ms, &sentinel);
-                (promise_race(&Array::of2(&p, &timeout)), Some(id))
-            }
-        };
-        Phase::Running { fut: JsFuture::from(p), timer, sentinel }
+        let (timeout, timer) = timer((timeout_ms as f64).min(MAX_TIMER_MS), &sentinel);
+        let fut = JsFuture::from(promise_race(&Array::of2(&p, &timeout)));
+        Ok((Phase::Running { fut, timer, sentinel, tool: p }, abort))
     }
 
-    /// What a tool function receives: `{tool, attempt, context, results}`.
-    fn input(&self, tool: &str, attempt: u32) -> JsValue {
+    /// What a tool function receives: `{tool, attempt, callId, signal, context, results}`.
+    fn input(&self, tool: &str, attempt: u32, call_id: &str, signal: &JsValue) -> JsValue {
         let input = Object::new();
         let results = Object::assign(&Object::new(), &self.results);
         for (k, v) in [
             ("tool", JsValue::from_str(tool)),
             ("attempt", JsValue::from_f64(attempt as f64)),
+            ("callId", JsValue::from_str(call_id)),
+            ("signal", signal.clone()),
             ("context", self.context.clone()),
             ("results", results.into()),
         ] {
@@ -438,43 +517,77 @@ impl Host {
     }
 
     /// Waits for the first call in flight to settle (in call order among those already
-    /// settled). A call whose backoff ends is started and waited for like the others.
+    /// settled). A call whose backoff ends is started and waited for like the others; one whose
+    /// timeout passes is aborted, and a side effect's late result is then awaited for the grace.
     async fn settle_one(&mut self) -> Result<(usize, Settled), End> {
         loop {
-            let (i, r, backoff) = poll_fn(|cx| {
+            let (i, r) = poll_fn(|cx| {
                 if let Some(d) = &mut self.deadline {
                     if Pin::new(&mut d.future).poll(cx).is_ready() {
                         return Poll::Ready(Err(d.passed()));
                     }
                 }
                 for (i, c) in self.in_flight.iter_mut().enumerate() {
-                    let (fut, backoff) = match &mut c.phase {
-                        Phase::Backoff(s) => (&mut s.fut, true),
-                        Phase::Running { fut, .. } => (fut, false),
+                    let fut = match &mut c.phase {
+                        Phase::Backoff(s) => &mut s.fut,
+                        Phase::Running { fut, .. } | Phase::Late { fut, .. } => fut,
                     };
                     if let Poll::Ready(r) = Pin::new(fut).poll(cx) {
-                        return Poll::Ready(Ok((i, r, backoff)));
+                        return Poll::Ready(Ok((i, r)));
                     }
                 }
                 Poll::Pending
             })
             .await?;
-            if backoff {
-                if let Phase::Backoff(s) = &self.in_flight[i].phase {
+            let c = &mut self.in_flight[i];
+            let timed_out = match &c.phase {
+                Phase::Backoff(s) => {
                     s.ended(r)?;
+                    let now = self.opts.now()?;
+                    let (tool, attempt, call_id, timeout_ms) =
+                        (c.tool.clone(), c.attempt, c.call_id.clone(), c.timeout_ms);
+                    let (phase, abort) = self.start_tool(&tool, attempt, &call_id, timeout_ms)?;
+                    let c = &mut self.in_flight[i];
+                    (c.phase, c.abort, c.started) = (phase, abort, now);
+                    continue;
                 }
-                let now = self.opts.now()?;
-                let (tool, attempt) = (self.in_flight[i].tool.clone(), self.in_flight[i].attempt);
-                self.in_flight[i].phase = self.start_tool(&tool, attempt);
-                self.in_flight[i].started = now;
-                continue;
-            }
-            let settled = match r {
-                Err(e) => Settled::Threw(e),
-                Ok(v) => match &self.in_flight[i].phase {
-                    Phase::Running { sentinel, .. } if Object::is(&v, sentinel) => Settled::TimedOut,
-                    _ => Settled::Value(v),
-                },
+                Phase::Running { sentinel, .. } | Phase::Late { sentinel, .. } => {
+                    matches!(&r, Ok(v) if Object::is(v, sentinel))
+                }
+            };
+            let late = matches!(c.phase, Phase::Late { .. });
+            let settled = match (r, timed_out, late) {
+                (Ok(v), false, _) => Settled::Value(v),
+                (Err(e), false, false) => Settled::Threw(e),
+                // A rejection after the abort (an `AbortError`) says nothing of what it did.
+                (Err(e), false, true) => Settled::Unknown(format!(
+                    "`{}` timed out after {} ms and then failed: {}",
+                    c.tool,
+                    c.timeout_ms,
+                    message_of(&e)
+                )),
+                (_, true, true) => Settled::Unknown(format!(
+                    "`{}` timed out after {} ms, and no late result came within {} ms",
+                    c.tool, c.timeout_ms, self.late_ms
+                )),
+                (_, true, false) => {
+                    let why = format!("`{}` did not settle within {} ms", c.tool, c.timeout_ms);
+                    if let Some(a) = &c.abort {
+                        a.abort("TimeoutError", &why);
+                    }
+                    if !c.side_effect {
+                        Settled::Unknown(why)
+                    } else {
+                        // A side effect may have acted: its late result is the outcome, if it
+                        // comes within the grace (the lease holds its place that long).
+                        let Phase::Running { tool, .. } = &c.phase else { continue };
+                        let sentinel = Object::new();
+                        let (grace, timer) = timer(self.late_ms.clamp(1.0, MAX_TIMER_MS), &sentinel);
+                        let fut = JsFuture::from(promise_race(&Array::of2(tool, &grace)));
+                        c.phase = Phase::Late { fut, timer, sentinel };
+                        continue;
+                    }
+                }
             };
             return Ok((i, settled));
         }
@@ -490,11 +603,10 @@ impl Host {
             latency_ms,
         };
         let failure = match settled {
-            Settled::TimedOut => {
-                let ms = self.opts.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-                fail(Category::Service, true, format!("`{tool}` did not settle within {ms} ms"), None)
+            Settled::Unknown(message) => {
+                return (ToolResult::Unknown { message, latency_ms }, JsValue::UNDEFINED)
             }
-            Settled::Threw(e) => fail(Category::Service, false, message_of(&e), None),
+            Settled::Threw(e) => fail(Category::Service, true, message_of(&e), None),
             Settled::Value(v) => match tool_failure(&v) {
                 Ok(Some(f)) => ToolFailure { latency_ms, ..f },
                 Err(m) => {
@@ -515,19 +627,31 @@ impl Host {
 
     /// Clears the timers of the run and of calls still in flight when it ends (a finished run
     /// does not wait for them; their results are ignored), so that nothing of it keeps a host's
-    /// event loop alive.
+    /// event loop alive, and aborts those calls.
     fn abandon(&mut self) {
         if let Some(d) = &self.deadline {
             clear_timeout(&d.timer);
         }
         for c in self.in_flight.drain(..) {
-            match &c.phase {
-                Phase::Running { timer: Some(t), .. } => clear_timeout(t),
-                Phase::Running { timer: None, .. } => {}
-                Phase::Backoff(s) => clear_timeout(&s.timer),
+            c.phase.clear();
+            if let Some(a) = &c.abort {
+                a.abort("AbortError", &format!("the run ended with `{}` still out", c.tool));
             }
         }
     }
+}
+
+/// A random UUID (`crypto.randomUUID`), else 128 random bits from `Math.random` in hex.
+fn random_key() -> Option<String> {
+    let crypto = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("crypto")).ok();
+    let uuid = crypto.as_ref().and_then(|c| {
+        let f = js_sys::Reflect::get(c, &JsValue::from_str("randomUUID")).ok()?;
+        Function::from(f).call0(c).ok()?.as_string()
+    });
+    uuid.or_else(|| {
+        let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
+        Some([part(), part(), part(), part()].concat())
+    })
 }
 
 /// A tool's return value as JSON output (`undefined` is `null`), and the same value as a fresh

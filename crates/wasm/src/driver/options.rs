@@ -8,7 +8,8 @@ use crate::convert::{get, is_nullish, only_keys, opt_fn};
 use crate::error::ShrError;
 use crate::read_clock;
 
-/// Default per-call timeout.
+/// Default per-call timeout (the core's `admission.call_timeout_ms`, which a router's config
+/// may change).
 pub const DEFAULT_TIMEOUT_MS: f64 = 10_000.0;
 /// Default time `escalate` has to answer: an LLM or a person, but never forever.
 pub const DEFAULT_ESCALATE_TIMEOUT_MS: f64 = 300_000.0;
@@ -37,8 +38,9 @@ pub(super) struct RunOptions {
     pub(super) tools: JsValue,
     pub(super) escalate: Option<Function>,
     pub(super) on_event: Option<Function>,
-    /// `None` = no timeout.
-    pub(super) timeout_ms: Option<f64>,
+    /// The run's call timeout when given (`Infinity`: the longest a node may declare, a day);
+    /// `None`: each node's `timeout_ms`, else the router's `admission.callTimeoutMs`.
+    pub(super) timeout_ms: Option<u64>,
     /// How long `escalate` may take to answer; `None` = no limit.
     pub(super) escalate_timeout_ms: Option<f64>,
     /// The whole run's deadline; `None` = none.
@@ -82,7 +84,15 @@ impl RunOptions {
             tools,
             escalate: opt_fn(options, "escalate", "bad_options", "options")?,
             on_event: opt_fn(options, "onEvent", "bad_options", "options")?,
-            timeout_ms: duration(options, "timeoutMs", Some(DEFAULT_TIMEOUT_MS))?,
+            timeout_ms: if is_nullish(&get(options, "timeoutMs", "bad_options", "options")?) {
+                None
+            } else {
+                // Infinity (no timeout) is the longest a node may declare: a lease needs an end.
+                Some(
+                    duration(options, "timeoutMs", None)?
+                        .map_or(shr_core::limits::MAX_TIMEOUT_MS, |ms| ms as u64),
+                )
+            },
             escalate_timeout_ms: duration(options, "escalateTimeoutMs", Some(DEFAULT_ESCALATE_TIMEOUT_MS))?,
             deadline_ms: duration(options, "deadlineMs", None)?,
             clock: opt_fn(options, "clock", "bad_options", "options")?.or(router_clock),

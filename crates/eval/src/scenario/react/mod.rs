@@ -207,6 +207,7 @@ impl Policy<'_> {
             completed: mem.done.iter().map(|(_, t)| t.clone()).collect(),
             agent_action: None,
             signal: None,
+            call_id: None,
         };
         consulted.push(EscalationRecord { request, decision: decision.clone() });
         decision
@@ -442,7 +443,7 @@ pub(super) fn execute(scenario: &Scenario, cfg: &ReactConfig) -> ReactRun {
                     Some(v) => world.call(graph, v),
                     None => ToolResult::outage(format!("no tool `{tool}`")),
                 };
-                let observation = match result {
+                let observation = match result.into_known() {
                     ToolResult::Ok { output, .. } => {
                         succeeded.extend(node);
                         mem.done.push((capability.clone(), tool.clone()));
@@ -457,6 +458,7 @@ pub(super) fn execute(scenario: &Scenario, cfg: &ReactConfig) -> ReactRun {
                         mem.last_failure = Some((tool.clone(), capability.clone()));
                         format!("`{tool}` failed: {}", f.message)
                     }
+                    ToolResult::Unknown { message, .. } => format!("`{tool}`: {message}"),
                 };
                 let action = ReactAction::Call { tool, capability };
                 steps.push(ReactStep { llm_call, thought, action, observation: Some(observation), error });
