@@ -64,7 +64,8 @@ const describe = (e) => {
   switch (e.event) {
     case 'PathPlanned': return plan(e.plan);
     case 'Rerouted': return `around ${e.around.join(', ')}: ${plan(e.toPlan)}`;
-    case 'ToolCalled': return `${e.tool} (attempt ${e.attempt})`;
+    case 'ToolCalled': return `${e.tool} (attempt ${e.attempt}, key ${e.callId})`;
+    case 'Retried': return `${e.tool} attempt ${e.attempt} after ${e.notBefore - e.at} ms`;
     case 'ToolSucceeded': return `${e.tool} in ${e.latencyMs} ms`;
     case 'ToolFailed': return `${e.tool}: ${e.category}, ${e.transient ? 'transient' : 'permanent'}: ${e.message}`;
     case 'Reweighted': return `${e.tool} weight ${e.weight ?? 'infinite'}`;

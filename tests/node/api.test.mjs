@@ -70,7 +70,8 @@ test('router options: config and clock are checked', async () => {
   assert.match(inner.message, /unknown field `cooldown`/);
   for (const [breaker, named] of [
     [{ failureRate: 1.5 }, /options\.config\.breaker\.failureRate must be a number in 0\.\.=1, got 1\.5/],
-    [{ halfOpenFactor: 0.5 }, /options\.config\.breaker\.halfOpenFactor must be a finite number >= 1/],
+    // Gone with the penalty ramp: a half-open tool weighs what a healthy one does.
+    [{ halfOpenFactor: 8 }, /options\.config\.breaker\.halfOpenFactor: unknown field `halfOpenFactor`/],
     [{ halfOpenProbes: 0 }, /options\.config\.breaker\.halfOpenProbes must be at least 1/],
   ]) {
     const bad = await expectCode(() => Router.fromJson(refundGraph(), { config: { breaker } }), 'bad_options', assert);
@@ -83,7 +84,8 @@ test('router options: config and clock are checked', async () => {
   assert.equal(r.route(null, null, 5999).path[2], 'razorpay');
   const probe = r.health('stripe', 6000);
   assert.equal(probe.state, 'half_open', 'the cooldown is over at 6000');
-  assert.ok(probe.weight > 1 && Number.isFinite(probe.weight), 'half-open: high but finite weight');
+  assert.equal(probe.weight, 1, 'half-open with its trial slot free: the weight of a healthy tool');
+  assert.equal(r.route(null, null, 6000).path[2], 'stripe', 'the next route takes the trial');
 });
 
 test('route: start/goal, unknown nodes, live weights', async () => {
@@ -193,7 +195,7 @@ test('markDown / markUp reroute, and name unknown tools', async () => {
   assert.equal(r.route(), null);
   const up = r.markUp('stripe');
   assert.equal(up.state, 'closed');
-  assert.ok(up.weight > 1, 'weight recovers gradually');
+  assert.equal(up.weight, 1, 'markUp: the weight of a healthy tool at once, nothing from before');
   assert.deepEqual(r.route().path, ['start', 'crm', 'stripe', 'email', 'done']);
   const e = await expectCode(() => r.markDown('paypal'), 'unknown_tool', assert);
   assert.equal(e.tool, 'paypal');
@@ -224,7 +226,9 @@ test('routes at one clock value see every health change made between them', () =
   r.markDown('stripe', 50);
   assert.equal(path(), null);
   assert.equal(path(1049), null);
-  assert.deepEqual(path(1050), viaStripe, 'the cooldown is over: both half-open, razorpay failed every call');
+  // Both on trial at their healthy weights: razorpay's failures are why it is on trial and do
+  // not count; stripe's slowness (10x its first latency) does.
+  assert.deepEqual(path(1050), viaRazorpay, 'the cooldown is over: both half-open');
 });
 
 test('route sees a weight change that only the clock makes', () => {
@@ -283,7 +287,8 @@ test('run: stripe fails, the session reroutes to razorpay, health flows back', a
   const failed = events.find((e) => e.event === 'ToolFailed');
   assert.deepEqual(
     { tool: failed.tool, category: failed.category, transient: failed.transient, message: failed.message },
-    { tool: 'stripe', category: 'service', transient: false, message: 'stripe: 503 Service Unavailable' },
+    // A thrown error is no proof of an outage: transient (seed 003's structured failures say more).
+    { tool: 'stripe', category: 'service', transient: true, message: 'stripe: 503 Service Unavailable' },
   );
   assert.ok(names(events).indexOf('Rerouted') > names(events).indexOf('ToolFailed'));
   assert.deepEqual(seen, [{ tool: 'razorpay', attempt: 1, context: { request: 'refund order 7', amount: 40 }, results: { crm: { customer: 'c_42', ok: true } } }]);
@@ -365,7 +370,9 @@ test('run: deterministic with a fake clock, task start/goal honoured', async () 
   const go = async () => {
     const vt = new VirtualTime(1000);
     const tools = okTools({ crm: async () => { await vt.sleep(25); return { customer: 'c' }; } });
-    return vt.drive(Router.fromJson(refundGraph()).run({ goal: 'email' }, { tools, clock: vt.clock, sleep: vt.sleep }));
+    // The same key too: a run without one draws a random key for its calls' idempotency keys.
+    const task = { goal: 'email', id: 'order-7' };
+    return vt.drive(Router.fromJson(refundGraph()).run(task, { tools, clock: vt.clock, sleep: vt.sleep }));
   };
   const a = await go();
   const b = await go();
@@ -427,9 +434,10 @@ test('run: concurrent runs share one health: a dead tool is called a few times, 
   const tools = okTools({ stripe: async () => { stripeCalls += 1; throw new Error('503'); } });
   const results = await Promise.all(Array.from({ length: 200 }, () => r.run(null, { tools })));
   assert.ok(results.every(({ outcome }) => outcome.status === 'completed'));
-  // The slow-start window lets 3 calls reach a tool with no record; their failures open it.
-  assert.ok(stripeCalls <= 4, `${stripeCalls} calls to a dead tool from 200 runs`);
-  assert.match(r.metrics(), /shr_tool_calls_total\{tool="stripe"\} [1-4]\n/);
+  // The slow-start window lets 3 calls reach a tool with no record; a thrown error is transient,
+  // so a run may retry once within the retry budget; 3 failures in a row open the breaker.
+  assert.ok(stripeCalls <= 6, `${stripeCalls} calls to a dead tool from 200 runs`);
+  assert.match(r.metrics(), /shr_tool_calls_total\{tool="stripe"\} [1-6]\n/);
   assert.match(r.metrics(), /shr_runs_finished_total\{status="completed"\} 200\n/);
 });
 
@@ -441,7 +449,8 @@ test('Session: the core loop driven by hand', async () => {
   assert.equal(s.escalation(), null);
   assert.equal(s.outcome(), null);
   let a = s.next(0);
-  assert.deepEqual(a, { action: 'call_tools', calls: [{ tool: 'crm', attempt: 1, notBefore: 0, delayMs: 0 }] });
+  const crm = { tool: 'crm', attempt: 1, notBefore: 0, delayMs: 0, callId: 'run-1:crm:1', timeoutMs: 10000 };
+  assert.deepEqual(a, { action: 'call_tools', calls: [crm] });
   assert.deepEqual(s.next(1), { action: 'wait' });
   await expectCode(() => s.report('stripe', { result: 'ok' }, 2), 'not_in_flight', assert);
   await expectCode(() => s.report('crm', { result: 'maybe' }, 2), 'bad_result', assert);
@@ -583,7 +592,7 @@ test('one convention: every key of every object the API returns is camelCase', a
     assert.ok(keysOf(returned).includes(k), `${k} was returned`);
   }
   // What a tool receives has camelCase keys too (its context and results are the host's own data).
-  assert.deepEqual(Object.keys(inputs[0]), ['tool', 'attempt', 'context', 'results']);
+  assert.deepEqual(Object.keys(inputs[0]), ['tool', 'attempt', 'callId', 'signal', 'context', 'results']);
 });
 
 test('one convention: a snake_case key written is refused with a code naming it', async () => {

@@ -22,14 +22,16 @@ test('examples/js-agent reroutes the refund through razorpay and exits 0', () =>
     return i;
   };
   const planned = line('PathPlanned', /start -> lookup_order -> stripe -> email -> done/);
-  const failed = line('ToolFailed', /stripe: service, permanent: stripe: 503 Service Unavailable/);
+  // A thrown error is transient: retried once (the default policy), then routed around.
+  const failed = line('ToolFailed', /stripe: service, transient: stripe: 503 Service Unavailable/);
+  line('Retried', /stripe attempt 2 after \d+ ms/);
   const rerouted = line('Rerouted', /around stripe: lookup_order -> razorpay -> email -> done \(cost 3\)/);
   const paid = line('ToolSucceeded', /razorpay in \d+ ms/);
   assert.ok(planned < failed && failed < rerouted && rerouted < paid, 'plan, failure, reroute, backup paid, in order');
   assert.ok(!lines.some((l) => / ToolCalled +sms /.test(l)), 'email stays the notifier');
   assert.equal(
     lines.at(-1),
-    'outcome: completed via start -> lookup_order -> razorpay -> email -> done (4 tool calls, 1 reroute(s), 0 LLM calls)',
+    'outcome: completed via start -> lookup_order -> razorpay -> email -> done (5 tool calls, 1 reroute(s), 0 LLM calls)',
   );
 });
 
@@ -55,7 +57,7 @@ test('examples/js-agent serves its router metrics over HTTP on --metrics', async
     assert.match(res.headers.get('content-type'), /text\/plain/);
     const text = await res.text();
     assert.match(text, /# TYPE shr_tool_calls_total counter/);
-    assert.match(text, /shr_tool_failures_total\{tool="stripe"\} 1\n/);
+    assert.match(text, /shr_tool_failures_total\{tool="stripe"\} 2\n/, 'a thrown 503 and its retry');
     assert.match(text, /shr_breaker_state\{tool="stripe"\} 2\n/);
     assert.match(text, /shr_runs_finished_total\{status="completed"\} 1\n/);
     assert.match(text, /shr_tool_call_duration_seconds_bucket\{tool="razorpay",le="\+Inf"\} 1\n/);

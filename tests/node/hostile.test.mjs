@@ -10,8 +10,8 @@ import { Router, VirtualTime, PKG, refundGraph, okTools, names, expectCode } fro
 const BACKUP = ['start', 'crm', 'razorpay', 'email', 'done'];
 
 /** Runs the refund with this stripe; returns the result and stripe's ToolFailed events. */
-async function withStripe(stripe, options = {}) {
-  const result = await Router.fromJson(refundGraph()).run(null, { tools: okTools({ stripe }), ...options });
+async function withStripe(stripe, options = {}, task = null) {
+  const result = await Router.fromJson(refundGraph()).run(task, { tools: okTools({ stripe }), ...options });
   const failures = result.events.filter((e) => e.event === 'ToolFailed' && e.tool === 'stripe');
   return { ...result, failures };
 }
@@ -30,7 +30,7 @@ const flush = async () => {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
 };
 
-test('a tool that throws is a permanent service failure carrying the message', async () => {
+test('a tool that throws is a transient service failure carrying the message: retried, then routed around', async () => {
   for (const stripe of [
     async () => { throw new Error('stripe: 503 Service Unavailable'); },
     () => { throw new Error('stripe: 503 Service Unavailable'); },
@@ -39,7 +39,8 @@ test('a tool that throws is a permanent service failure carrying the message', a
     assertRerouted(run);
     assert.deepEqual(
       run.failures.map(({ category, transient, implicit, message }) => ({ category, transient, implicit, message })),
-      [{ category: 'service', transient: false, implicit: false, message: 'stripe: 503 Service Unavailable' }],
+      // An untyped error is no proof of an outage: one retry (the default policy), then a reroute.
+      Array(2).fill({ category: 'service', transient: true, implicit: false, message: 'stripe: 503 Service Unavailable' }),
     );
   }
 });
@@ -61,14 +62,18 @@ test('a tool that throws something other than an Error still fails readably', as
   }
 });
 
-test('a tool that rejects is a permanent service failure', async () => {
+test('a tool that rejects is a transient service failure; a structured permanent one is not retried', async () => {
   const run = await withStripe(() => Promise.reject(new TypeError('fetch failed')));
   assertRerouted(run);
-  assert.equal(run.failures.length, 1, 'permanent: no retry');
+  assert.equal(run.failures.length, 2, 'transient: one retry');
   assert.deepEqual(
     { category: run.failures[0].category, transient: run.failures[0].transient, message: run.failures[0].message },
-    { category: 'service', transient: false, message: 'fetch failed' },
+    { category: 'service', transient: true, message: 'fetch failed' },
   );
+  const hard = await withStripe(async () => ({ success: false, error: 'account closed', transient: false }));
+  assertRerouted(hard);
+  assert.equal(hard.failures.length, 1, 'permanent: no retry');
+  assert.equal(hard.events.find((e) => e.event === 'BreakerChanged' && e.tool === 'stripe')?.to, 'open', 'opens at once');
 });
 
 test('malformed data from a tool is a service failure naming the tool', async () => {
@@ -271,12 +276,14 @@ test('an onEvent listener that throws does not change the run', async () => {
   // so any difference is the listener's doing (with the real clock a busy machine made one
   // latency 1 ms instead of 0).
   const clock = () => 0;
-  const quiet = await withStripe(async () => { throw new Error('down'); }, { clock });
+  // And one key: a run without one draws a random key for its calls.
+  const task = { id: 'refund-1' };
+  const quiet = await withStripe(async () => { throw new Error('down'); }, { clock }, task);
   let heard = 0;
   const loud = await withStripe(async () => { throw new Error('down'); }, {
     clock,
     onEvent: () => { heard += 1; throw new Error('listener bug'); },
-  });
+  }, task);
   assert.equal(heard, loud.events.length);
   assert.deepEqual(loud.events, quiet.events);
   assert.deepEqual(loud.outcome, quiet.outcome);

@@ -20,14 +20,13 @@ for (const f of fixtures) {
     for (const node of f.graph.nodes) {
       if (node.tool === false) continue;
       const id = node.id;
-      // Half the mock outages throw, half return a structured failure: both are the same
-      // permanent service failure to the core.
+      // A mock outage is a structured permanent failure (seed 003); a thrown error would be a
+      // transient one, retried (tests/node/hostile.test.mjs has those).
       tools[id] = async () => {
         const down = f.failures.some((x) => x.tool === id && calls >= (x.after_calls ?? 0));
         calls += 1;
         await vt.sleep(f.latency[id]);
         const message = `${id} is unavailable (connection refused)`;
-        if (down && calls % 2 === 0) throw new Error(message);
         if (down) return { success: false, error: message, category: 'service', transient: false };
         return { tool: id, ok: true };
       };
@@ -36,7 +35,8 @@ for (const f of fixtures) {
     const streamed = [];
     const router = Router.fromJson(f.graph);
     const { outcome, events } = await vt.drive(
-      router.run(f.task, {
+      // The native run's key (`run-1`): a run without an id gets a random one.
+      router.run({ ...(f.task ?? {}), id: 'run-1' }, {
         tools,
         clock: vt.clock,
         sleep: vt.sleep,

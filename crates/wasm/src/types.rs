@@ -354,6 +354,16 @@ export interface RecordOutcome { ok: boolean; latencyMs?: number; hard?: boolean
 /** A probe call due now: call `tool` with `input`, then `router.settleProbe(probe, outcome)` once. */
 export interface ProbeCall { probe: number; tool: string; input: unknown }
 
+/**
+ * The host's `AbortSignal` (from the DOM or Node's types) where the program has its type, else
+ * what a tool reads of one: the definitions need neither `lib: ["dom"]` nor `@types/node`.
+ */
+export type HostAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } }
+  ? S
+  : { readonly aborted: boolean; readonly reason: unknown; throwIfAborted(): void;
+      addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+      removeEventListener(type: "abort", listener: () => void): void };
+
 /** What a tool function receives. */
 export interface ToolInput {
   tool: string;
@@ -365,7 +375,7 @@ export interface ToolInput {
    */
   callId: string;
   /** Aborted at the call's timeout, the run's deadline, or the end of the run. */
-  signal: AbortSignal;
+  signal: HostAbortSignal;
   /** The task's context. */
   context: Record<string, unknown>;
   /** Outputs of the tools that succeeded earlier in this run, by id. */

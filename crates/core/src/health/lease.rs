@@ -16,7 +16,6 @@
 //! assert!(leases.end(id).is_none(), "an expired lease cannot be ended twice");
 //! ```
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::graph::NodeIx;
@@ -35,11 +34,12 @@ pub struct Lease {
     pub expires: Millis,
 }
 
-/// The leases held now, by id. Ids are never reused, so ending a lease that already ran out
-/// does nothing.
+/// The leases held now, in grant order (so by id: ids grow). Ids are never reused, so ending a
+/// lease that already ran out does nothing. A vector, not a map: few calls are out at once, and
+/// the npm module pays for every map type it holds.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Leases {
-    held: BTreeMap<u64, Lease>,
+    held: Vec<(u64, Lease)>,
     next_id: u64,
 }
 
@@ -48,32 +48,30 @@ impl Leases {
     pub fn grant(&mut self, lease: Lease) -> u64 {
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
-        self.held.insert(id, lease);
+        self.held.push((id, lease));
         id
     }
 
-    /// Ends a lease; `None` when it had run out (or was ended) before.
+    /// Ends a lease; `None` when it had run out (or was ended) before. O(leases held).
     pub fn end(&mut self, id: u64) -> Option<Lease> {
-        self.held.remove(&id)
+        let i = self.held.binary_search_by_key(&id, |(id, _)| *id).ok()?;
+        Some(self.held.remove(i).1)
     }
 
     /// Moves every lease run out at `now` into `out`. O(leases held).
     pub fn expire(&mut self, now: Millis, out: &mut Vec<Lease>) {
-        let before = out.len();
-        self.held.retain(|_, l| {
+        self.held.retain(|(_, l)| {
             let alive = l.expires > now;
             if !alive {
                 out.push(*l);
             }
             alive
         });
-        // Ids grow with time, so `out` is in grant order already; said for determinism.
-        debug_assert!(out[before..].windows(2).all(|w| w[0].expires <= now && w[1].expires <= now));
     }
 
     /// When the next lease runs out; `None` when none is held.
     pub fn next_expiry(&self) -> Option<Millis> {
-        self.held.values().map(|l| l.expires).min()
+        self.held.iter().map(|(_, l)| l.expires).min()
     }
 
     /// Leases held now.

@@ -117,10 +117,9 @@ pub struct Run {
     retry_at: BTreeMap<NodeIx, (u32, Millis)>,
     /// The run's key: the prefix of its calls' idempotency keys.
     key: String,
-    /// Steps of each tool so far (a step is a first attempt; its retries share its key).
+    /// Steps of each tool so far (a step is a first attempt; its retries share its key, which
+    /// [`Run::call_id`] makes from the step's number).
     steps: Vec<u32>,
-    /// The idempotency key of each tool's current step.
-    call_ids: BTreeMap<NodeIx, String>,
     /// The host's own call timeout for this run (a node's `timeout_ms` still wins).
     call_timeout: Option<Millis>,
     /// A side effect whose call's outcome is unknown: nothing else acts until it is known.
@@ -182,7 +181,6 @@ impl Run {
             retry_at: BTreeMap::new(),
             key: task.id.unwrap_or_else(|| alloc::format!("run-{number}")),
             steps: alloc::vec![0; n],
-            call_ids: BTreeMap::new(),
             call_timeout: None,
             unknown: None,
             failed_ids: Vec::new(),
@@ -282,6 +280,10 @@ impl Run {
     /// Tools with a call in flight.
     pub fn in_flight(&self) -> impl Iterator<Item = NodeIx> + '_ {
         self.in_flight.keys().copied()
+    }
+    /// The idempotency key of `tool`'s current step: `<run key>:<tool>:<step>`.
+    fn call_id(&self, v: NodeIx, tool: &str) -> String {
+        alloc::format!("{}:{tool}:{}", self.key, self.steps.get(v).copied().unwrap_or(0))
     }
     /// The run's key, the prefix of its calls' idempotency keys.
     pub fn key(&self) -> &str {

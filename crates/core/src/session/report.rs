@@ -106,7 +106,7 @@ impl Run {
             Category::Service if unknown => {
                 let t = env.health.settle(permit, Observation::Failure, self.now);
                 self.breaker_event(env, v, t);
-                let call_id = self.call_ids.get(&v).cloned().unwrap_or_default();
+                let call_id = self.call_id(v, tool);
                 self.unknown = Some(super::Unknown { tool: v, call_id, verifying: false });
             }
             Category::Service => {

@@ -203,15 +203,15 @@ impl Run {
             };
             self.retry_at.remove(&v);
             let verifies = self.unknown.as_ref().filter(|u| env.graph.node(u.tool).verify() == Some(v));
-            let call_id = match (verifies, self.call_ids.get(&v)) {
+            let call_id = match verifies {
                 // A verify call asks about the unknown call: it carries that call's key.
-                (Some(u), _) => u.call_id.clone(),
-                (None, Some(id)) if attempt > 1 => id.clone(),
-                _ => {
-                    self.steps[v] += 1;
-                    let id = alloc::format!("{}:{tool}:{}", self.key, self.steps[v]);
-                    self.call_ids.insert(v, id.clone());
-                    id
+                Some(u) => u.call_id.clone(),
+                None => {
+                    // A retry is the same step, under the same key.
+                    if attempt == 1 || self.steps[v] == 0 {
+                        self.steps[v] += 1;
+                    }
+                    self.call_id(v, &tool)
                 }
             };
             self.emit(EventKind::ToolCalled { tool: tool.clone(), attempt, call_id: call_id.clone() });

@@ -477,10 +477,7 @@ impl Host {
         })?;
         let found = if own { js_sys::Reflect::get(&self.opts.tools, &key) } else { Ok(JsValue::UNDEFINED) };
         let p = match found {
-            Err(e) => {
-                let m = format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e));
-                promise_reject(&js_sys::Error::new(&m).into())
-            }
+            Err(e) => permanent(&format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e))),
             Ok(f) if f.is_function() => {
                 let signal = abort.as_ref().map_or(JsValue::UNDEFINED, Abort::signal);
                 let input = self.input(tool, attempt, call_id, &signal);
@@ -489,10 +486,7 @@ impl Host {
                     Err(e) => promise_reject(&e),
                 }
             }
-            Ok(_) => {
-                let e = js_sys::Error::new(&format!("options.tools has no function for `{tool}`"));
-                promise_reject(&e.into())
-            }
+            Ok(_) => permanent(&format!("options.tools has no function for `{tool}`")),
         };
         let (timeout, timer) = timer((timeout_ms as f64).min(MAX_TIMER_MS), &sentinel);
         let fut = JsFuture::from(promise_race(&Array::of2(&p, &timeout)));
@@ -639,6 +633,18 @@ impl Host {
             }
         }
     }
+}
+
+/// A permanent service failure as a tool would return it (seed 003): a tool the host did not
+/// give is no transient fault, and retrying it would only fail again.
+fn permanent(message: &str) -> Promise {
+    let failure = Object::new();
+    for (k, v) in
+        [("success", JsValue::FALSE), ("error", JsValue::from_str(message)), ("transient", JsValue::FALSE)]
+    {
+        let _ = js_sys::Reflect::set(&failure, &JsValue::from_str(k), &v);
+    }
+    promise_resolve(&failure).unwrap_or_else(|e| promise_reject(&e))
 }
 
 /// A random UUID (`crypto.randomUUID`), else 128 random bits from `Math.random` in hex.
