@@ -231,10 +231,12 @@ fn health_book_weights_hold_still_until_steady_until() {
     assert_eq!(h.steady_until(0), u64::MAX, "nothing recorded: weights never change alone");
     h.on_failure(a, 100);
     h.on_success(a, 5.0, 400);
-    assert_eq!(h.steady_until(500), 10_100, "the failure at 100 leaves the 10 s window");
+    assert_eq!(h.steady_until(500), 1_100, "the failure at 100 weighs for a cooldown (1 s)");
     let w = h.weight(a, 500);
-    assert_eq!(h.weight(a, 10_099), w);
-    assert!(h.weight(a, 10_100) < w, "without the failure the error rate falls");
+    assert_eq!(h.weight(a, 1_099), w);
+    assert!(h.weight(a, 1_100) < w, "a cooldown with no new failure: the error rate stops weighing");
+    // Early, never late: the failure leaving the 10 s window changes no weight now.
+    assert_eq!(h.steady_until(1_100), 10_100, "the failure at 100 leaves the 10 s window");
     assert_eq!(h.steady_until(10_100), 10_400, "then the success at 400 leaves");
     assert_eq!(h.steady_until(10_400), u64::MAX);
     h.on_call(q, 20_000);

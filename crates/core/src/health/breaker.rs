@@ -110,6 +110,8 @@ pub struct Breaker {
     probes_used: u32,
     consecutive: u32,
     window: VecDeque<(Millis, bool)>,
+    /// When the last failure was remembered.
+    last_failure: Option<Millis>,
     /// Counts state changes: a call admitted under an older generation reports a stale outcome,
     /// which is remembered but never moves the state (a slow call that left before the breaker
     /// opened must not close it, nor stand for the probe of a half-open one).
@@ -125,6 +127,7 @@ impl Breaker {
             probes_used: 0,
             consecutive: 0,
             window: VecDeque::new(),
+            last_failure: None,
             generation: 0,
         }
     }
@@ -301,6 +304,28 @@ impl Breaker {
         }
     }
 
+    /// The failure rate a weight should count now: the window's while its last failure is
+    /// younger than the cooldown, else 0. A tool weighed down by its failures gets no calls, so
+    /// no success could ever lift the weight; a cooldown with no new failure does, and the next
+    /// run tries it again (a failure then weighs it down again). While HALF_OPEN the trial, not
+    /// the failures that opened it, decides: 0.
+    pub fn weighed_error_rate(&self, now: Millis) -> f64 {
+        match self.last_failure {
+            Some(at)
+                if self.state != BreakerState::HalfOpen
+                    && now.saturating_sub(at) < self.config.cooldown_ms =>
+            {
+                self.error_rate(now)
+            }
+            _ => 0.0,
+        }
+    }
+
+    /// When [`Breaker::weighed_error_rate`] drops to 0 with no new outcome, if after `now`.
+    pub fn penalty_ends_after(&self, now: Millis) -> Option<Millis> {
+        self.last_failure.map(|at| at.saturating_add(self.config.cooldown_ms)).filter(|&end| end > now)
+    }
+
     /// Failure rate over the current window (0 when empty).
     pub fn error_rate(&self, now: Millis) -> f64 {
         let recent = self.window.iter().filter(|(t, _)| now.saturating_sub(*t) < self.config.window_ms);
@@ -324,6 +349,9 @@ impl Breaker {
             self.window.pop_front();
         }
         self.window.push_back((now, ok));
+        if !ok {
+            self.last_failure = Some(now);
+        }
     }
 
     fn open(&mut self, now: Millis) -> Transition {

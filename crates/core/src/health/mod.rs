@@ -319,7 +319,9 @@ impl HealthBook {
             if let Some(at) = t.breaker.reopens_at() {
                 self.quiet_until = self.quiet_until.min(at);
             }
-            self.steady_until = self.steady_until.min(now.saturating_add(t.breaker.config().window_ms));
+            let window_ms = t.breaker.config().window_ms;
+            let until = now.saturating_add(window_ms.min(t.breaker.config().cooldown_ms));
+            self.steady_until = self.steady_until.min(until);
         }
     }
 
@@ -339,7 +341,7 @@ impl HealthBook {
                 let calls =
                     t.calls.iter().map(|c| c.saturating_add(QUOTA_WINDOW_MS)).filter(|&at| at > now).min();
                 let token = t.bucket.as_ref().map(|b| b.next_token_at(now)).filter(|&at| at > now);
-                [t.breaker.window_expires_after(now), calls, token]
+                [t.breaker.window_expires_after(now), t.breaker.penalty_ends_after(now), calls, token]
             })
             .flatten()
             .min()
@@ -498,10 +500,8 @@ impl HealthBook {
             Some(Refusal::Open | Refusal::Probing | Refusal::Full) => f64::INFINITY,
             _ => t.breaker.availability(),
         };
-        // A HALF_OPEN tool is weighed as if healthy: the failures that opened it are why it is
-        // on trial, and the trial call, not their memory, decides (healing back).
-        let error_rate =
-            if t.breaker.state() == BreakerState::HalfOpen { 0.0 } else { t.breaker.error_rate(now) };
+        // Failures weigh a tool down for a cooldown, not for the whole window (healing back).
+        let error_rate = t.breaker.weighed_error_rate(now);
         Factors {
             base_cost: t.base_cost,
             latency: weight::latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0)),
