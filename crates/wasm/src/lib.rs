@@ -160,7 +160,9 @@ impl Router {
     /// the clock value it holds for.
     pub(crate) fn observation(&self, outcome: &JsValue) -> Result<(Observation, u64), ShrError> {
         let rec: RecordOutcome = from_js_camel(outcome, "outcome", "bad_record", &[])?;
-        if rec.latency_ms.is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
+        // NaN and Infinity would read as "not given" (JSON has neither): refused, not dropped.
+        let raw = get(outcome, "latencyMs", "bad_record", "outcome")?.as_f64();
+        if rec.latency_ms.or(raw).is_some_and(|l| !(l.is_finite() && l >= 0.0)) {
             return Err(ShrError::new("bad_record", "outcome.latencyMs must be a finite number >= 0"));
         }
         let now = self.now(rec.at)?;
