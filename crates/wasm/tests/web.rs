@@ -210,7 +210,7 @@ async fn a_run_with_js_closures_reroutes_around_a_rejecting_tool() {
     assert_eq!(field(&outcome, "status").as_string().as_deref(), Some("completed"));
     assert_eq!(text(&field(&outcome, "path")), r#"["start","crm","razorpay","email","done"]"#);
     assert_eq!(field(&outcome, "reroutes").as_f64(), Some(1.0));
-    assert_eq!(*stripe_calls.borrow(), vec![1], "a rejection is permanent: no retry");
+    assert_eq!(*stripe_calls.borrow(), vec![1, 2], "a rejection is transient: one retry, then a reroute");
     assert_eq!(*razorpay_calls.borrow(), vec![1]);
 
     let events = Array::from(&field(&result, "events"));
