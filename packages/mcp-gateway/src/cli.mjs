@@ -89,7 +89,7 @@ const stop = (why) => {
   if (stopping) return stopping;
   log('stop', { why });
   // However the upstreams take it, the gateway is gone within 2 s (its exit kills what is left).
-  setTimeout(() => process.exit(0), 1800).unref();
+  setTimeout(() => process.exit(0), 1500).unref();
   stopping = (async () => {
     await fleet?.close().catch(() => {});
     await gateway.close().catch(() => {});
@@ -102,6 +102,7 @@ process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGHUP', () => stop('SIGHUP'));
 
 const port = args.http;
+log('gateway_start', { pid: process.pid, transport: port === undefined ? 'stdio' : 'http', tools: gateway.routes.size });
 if (port === undefined) {
   // The agent is gone when stdin ends, or when the gateway is orphaned (its parent died and
   // the pipe lives on in some other process).
@@ -110,7 +111,7 @@ if (port === undefined) {
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid !== parent) stop('parent died');
-  }, 500).unref();
+  }, 250).unref();
 } else {
   // Stateless streamable HTTP: a server and transport per request, one gateway (one health) for all.
   const http = createServer(async (req, res) => {

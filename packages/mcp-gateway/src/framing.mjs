@@ -1,12 +1,14 @@
 // Newline-delimited JSON-RPC framing for stdio, with a size limit that never loses the stream:
 // a line over the limit is skipped to its newline (never held whole in memory), and what it was
-// is reported with the request id read from its first bytes, so the peer can be answered and the
+// is reported with the request id read from its first or last bytes, so the peer can be answered and the
 // next message is read as usual. The SDK's own reader throws at 10 MiB and its transports then
 // close: a gateway deaf to its agent, or an upstream taken for crashed over one large result.
 
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-// The id of an oversized message is looked for in this many of its first bytes.
+// The id of an oversized message is looked for in this many of its first bytes, then in its
+// last ones (a result message has its id after the result).
 const SNIFF_BYTES = 64 * 1024;
+const TAIL_BYTES = 256;
 
 /**
  * The top-level `"id"` of a JSON object cut short: a number or string, or `undefined` when the
@@ -56,6 +58,18 @@ export function sniffId(prefix) {
   return undefined;
 }
 
+/** The `"id"` closing a message (`..., "id": 3}`), as the SDK writes a result: after it. */
+export function sniffTailId(tail) {
+  const m = tail.match(/[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,160}")\s*}\s*$/);
+  if (!m) return undefined;
+  try {
+    const id = JSON.parse(m[1]);
+    return typeof id === 'number' || typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Splits a byte stream into lines of at most `max` bytes. `push(chunk)` calls `onLine(text)` for
  * each whole line and `onOversize({bytes, id})` once for each line over the limit, when its
@@ -80,9 +94,10 @@ export class LineReader {
       const piece = chunk.subarray(start, end);
       if (this.skipping) {
         this.skipping.bytes += piece.length;
+        this.skipping.tail = Buffer.concat([this.skipping.tail, piece]).subarray(-TAIL_BYTES);
       } else if (this.size + piece.length > this.max) {
-        const head = Buffer.concat([...this.parts, piece]).subarray(0, SNIFF_BYTES);
-        this.skipping = { bytes: this.size + piece.length, head: head.toString('utf8') };
+        const all = Buffer.concat([...this.parts, piece]);
+        this.skipping = { bytes: this.size + piece.length, head: all.subarray(0, SNIFF_BYTES).toString('utf8'), tail: all.subarray(-TAIL_BYTES) };
         this.parts = [];
         this.size = 0;
       } else {
@@ -92,9 +107,9 @@ export class LineReader {
       if (nl === -1) break;
       start = nl + 1;
       if (this.skipping) {
-        const { bytes, head } = this.skipping;
+        const { bytes, head, tail } = this.skipping;
         this.skipping = null;
-        this.onOversize({ bytes, id: sniffId(head) });
+        this.onOversize({ bytes, id: sniffId(head) ?? sniffTailId(tail.toString('utf8').replace(/\r$/, '')) });
       } else {
         const line = Buffer.concat(this.parts).toString('utf8').replace(/\r$/, '');
         this.parts = [];

@@ -146,7 +146,7 @@ export class Gateway {
           const c = classifyError(e);
           if (c.kind === 'cancelled') cancelled = true;
           if (c.kind === 'input') refused = { via, result: errorResult(e) };
-          return { ...c.failure, error: `${via}: ${c.failure.error}` };
+          return c.failure; // its message names the server and tool already
         }
         const c = classifyResult(result, route.onIsError);
         if (c.kind === 'answer') {
@@ -188,7 +188,7 @@ export class Gateway {
       tried,
       escalation: request ?? { reason: outcome.status, message: outcome.message },
       agent_action: request?.agentAction ??
-        `Every upstream tool for \`${route.name}\` failed or is out of service (${tried.map((t) => `${t.tool}: ${t.why}`).join('; ')}). ` +
+        `Every upstream tool for \`${route.name}\` failed or is out of service (${tried.map((t) => (t.outcome === 'failed' ? t.why : `${t.tool}: ${t.why}`)).join('; ')}). ` +
         'Retry later, use another tool, or tell the user the action could not be done.',
     };
     return { content: text(JSON.stringify(escalation)), isError: true };

@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { LineReader, MAX_MESSAGE_BYTES, sniffId } from './framing.mjs';
 
-/** JSON-RPC error codes of the gateway's own (server error range -32000..-32099). */
-export const RESULT_TOO_LARGE = -32001;
+/** The gateway's own JSON-RPC error code (server error range; the SDK uses -32000..-32042). */
+export const RESULT_TOO_LARGE = -32070;
 const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
 
