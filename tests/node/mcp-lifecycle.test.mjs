@@ -285,3 +285,22 @@ test('with no shr-wasm installed the gateway says so in one line; --export-graph
   assert.equal(graph.code, 0, graph.err);
   assert.ok(JSON.parse(graph.out).nodes.some((n) => n.id === 'pay__refund'));
 });
+
+test('with a fleet section the CLI joins the fleet (@shr/fleet by name, a real Redis)', { timeout: 60_000 }, async () => {
+  const { startRedis } = await import('./redis-server.mjs');
+  const redis = await startRedis();
+  closers.push(() => redis.stop());
+  const path = writeConfig('fleet.json', {
+    servers: { pay: upstream('healthy', 'pay') },
+    capabilities: [{ name: 'refund', alternatives: ['pay/refund'] }],
+    fleet: { redis: redis.url, namespace: 'shr-life', origin: 'gw-life' },
+  });
+  const g = gatewayProcess(path);
+  await initialize(g);
+  g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'refund', arguments: { order: 'f1' } } });
+  assert.match(textOf((await g.reply(2)).result), /pay refund ok for f1/);
+  assert.ok(!g.logs.some((l) => l.event === 'fleet_error'), JSON.stringify(g.logs));
+  g.proc.stdin.end();
+  const code = g.proc.exitCode ?? (await new Promise((r) => g.proc.once('exit', r)));
+  assert.equal(code, 0);
+});

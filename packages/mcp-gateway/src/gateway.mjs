@@ -143,7 +143,9 @@ export class Gateway {
         try {
           result = await this.upstreams.get(a.server).call(a.tool, args, { signal: callSignal, onprogress });
         } catch (e) {
-          const c = classifyError(e);
+          // Aborted by the agent: cancelled, nobody's fault. Aborted by the router's driver
+          // alone (its call timeout or the run's deadline): a timeout, counted as one.
+          const c = classifyError(e.kind === 'cancelled' && !signal?.aborted ? { ...e, message: e.message, kind: 'timeout' } : e);
           if (c.kind === 'cancelled') cancelled = true;
           if (c.kind === 'input') refused = { via, result: errorResult(e) };
           return c.failure; // its message names the server and tool already
