@@ -113,6 +113,8 @@ test('an 11 MiB message gets a JSON-RPC error, a line that is not JSON a parse e
   assert.equal(big.error.code, -32600);
   assert.equal(big.error.data.error, 'message_too_large');
   g.proc.stdin.write('this is not json\n');
+  g.send({ id: 9, not: 'a JSON-RPC message' });
+  assert.equal((await g.reply(9)).error.code, -32600);
   g.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'refund', arguments: { order: 'next' } } });
   const next = await g.reply(3);
   assert.match(textOf(next.result), /pay refund ok for next/);
