@@ -96,6 +96,7 @@ test('a missing file and bad arguments never open a breaker; a killed server rer
   // The preferred server is killed: the next call reroutes to the backup.
   const primary = gateway.upstreams.get('primary');
   const pid = primary.pid;
+  const killedAt = Date.now();
   process.kill(pid, 'SIGKILL');
   const moved = await client.callTool({ name: 'write', arguments: { path: 'calls/b0.txt', content: 'x' } });
   assert.equal(moved._meta.shr.via, 'backup/write_file');
@@ -130,7 +131,7 @@ test('a missing file and bad arguments never open a breaker; a killed server rer
   for (const e of ['upstream_start', 'upstream_crash', 'upstream_restart', 'upstream_restarted', 'breaker']) assert.ok(events.includes(e), e);
   assert.deepEqual(logs.filter((l) => l.event === 'breaker').map((l) => [l.tool, l.from, l.to]),
     [['primary__write_file', 'closed', 'open'], ['primary__write_file', 'half_open', 'closed']]);
-  console.log(`# restarted preferred server served again ${back} ms after its restart (cooldown ${COOLDOWN} ms, probe interval ${PROBE} ms)`);
+  console.log(`# restarted preferred server served again ${back} ms after its restart, ${upAt + back - killedAt} ms after the kill (cooldown ${COOLDOWN} ms, probe interval ${PROBE} ms)`);
 });
 
 test('progress, resources, prompts, annotations and outputSchema pass through', { timeout: 60_000 }, async () => {
