@@ -129,6 +129,7 @@ test('a missing file and bad arguments never open a breaker; a killed server rer
   // Each step is a structured log line.
   const events = logs.map((l) => l.event);
   for (const e of ['upstream_start', 'upstream_crash', 'upstream_restart', 'upstream_restarted', 'breaker']) assert.ok(events.includes(e), e);
+  assert.deepEqual(logs.filter((l) => l.event === 'upstream_crash').map((l) => [l.server, l.pid, l.signal]), [['primary', pid, 'SIGKILL']]);
   assert.deepEqual(logs.filter((l) => l.event === 'breaker').map((l) => [l.tool, l.from, l.to]),
     [['primary__write_file', 'closed', 'open'], ['primary__write_file', 'half_open', 'closed']]);
   console.log(`# restarted preferred server served again ${back} ms after its restart, ${upAt + back - killedAt} ms after the kill (cooldown ${COOLDOWN} ms, probe interval ${PROBE} ms)`);

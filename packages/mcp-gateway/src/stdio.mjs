@@ -129,7 +129,7 @@ export class UpstreamStdio {
         resolve();
       });
       child.once('exit', (code, signal) => {
-        this.exit = { code, signal };
+        this.exit = { code, signal, pid: child.pid };
       });
       child.once('close', () => {
         children.delete(child);
