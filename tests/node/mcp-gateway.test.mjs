@@ -21,8 +21,9 @@ const upstream = (kind) => ({ command: process.execPath, args: [SERVER, kind] })
 const config = {
   servers: { crashy: upstream('crashy'), hang: upstream('hang'), iserror: upstream('iserror'), healthy: upstream('healthy') },
   capabilities: [
-    { name: 'refund', description: 'Refund an order', alternatives: ['crashy/refund', 'hang/refund', 'iserror/refund', 'healthy/refund'] },
-    { name: 'notify', alternatives: ['iserror/notify'] },
+    // These upstreams' isError results mean an outage (a 502, an account suspended).
+    { name: 'refund', description: 'Refund an order', alternatives: ['crashy/refund', 'hang/refund', 'iserror/refund', 'healthy/refund'], on_is_error: 'failure' },
+    { name: 'notify', alternatives: ['iserror/notify'], on_is_error: 'failure' },
   ],
   // Long enough for a healthy server on a loaded machine; the hanging one takes all of it.
   timeoutMs: 3000,
@@ -48,7 +49,9 @@ const textOf = (r) => r.content.map((c) => c.text).join(' ');
 test('a crash, a hang and an isError are routed around; then the healthy server is called directly', { timeout: 60_000 }, async () => {
   const { gateway, client } = await inProcess();
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name), ['refund', 'notify']);
+  // The capabilities, then every upstream tool no capability names (two servers offer it: prefixed).
+  assert.deepEqual(tools.map((t) => t.name).slice(0, 3), ['refund', 'notify', 'crashy__notify']);
+  assert.ok(tools.some((t) => t.name === 'healthy__calls'));
   assert.deepEqual(tools[0].inputSchema.required, ['order'], 'the capability takes its upstream input schema');
 
   const first = await client.callTool({ name: 'refund', arguments: { order: 'o1' } });
@@ -107,13 +110,14 @@ test('no alternative left: the agent gets an MCP tool error carrying the escalat
 });
 
 test("with no agent_action from upstream, the gateway's own says what the agent can do", { timeout: 60_000 }, async () => {
-  const cfg = { servers: { iserror: upstream('iserror') }, capabilities: [{ name: 'refund', alternatives: ['iserror/refund'] }], timeoutMs: 3000 };
+  const cfg = { servers: { iserror: upstream('iserror') }, capabilities: [{ name: 'refund', alternatives: ['iserror/refund'], on_is_error: 'failure' }], timeoutMs: 3000 };
   const { gateway, client } = await inProcess(cfg);
   const body = JSON.parse(textOf(await client.callTool({ name: 'refund', arguments: { order: 'o1' } })));
   assert.equal(body.success, false);
   assert.equal(body.error, 'no_upstream_left');
   assert.equal(body.capability, 'refund');
-  assert.match(body.agent_action, /Every upstream tool for `refund` failed \(iserror\/refund\)/);
+  assert.match(body.agent_action, /Every upstream tool for `refund` failed or is out of service \(iserror\/refund: /);
+  assert.deepEqual(body.tried.map((t) => [t.tool, t.outcome]), [['iserror/refund', 'failed']]);
   assert.equal(gateway.stats.escalations, 1);
 });
 
@@ -157,7 +161,7 @@ test('gateways that share health: one sees an upstream fail, the other never cal
   const { memoryHub, joinFleet } = await import('../../packages/fleet/src/index.mjs');
   const hub = memoryHub();
   const cfg = { servers: { iserror: upstream('iserror'), healthy: upstream('healthy') },
-    capabilities: [{ name: 'refund', alternatives: ['iserror/refund', 'healthy/refund'] }], timeoutMs: 3000 };
+    capabilities: [{ name: 'refund', alternatives: ['iserror/refund', 'healthy/refund'], on_is_error: 'failure' }], timeoutMs: 3000 };
   const a = await new Gateway(cfg, { origin: 'gw-a' }).start();
   const b = await new Gateway(cfg, { origin: 'gw-b' }).start();
   closers.push(() => a.close(), () => b.close());

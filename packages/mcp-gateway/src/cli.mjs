@@ -1,21 +1,31 @@
 #!/usr/bin/env node
 // shr-mcp-gateway --config shr.json [--http PORT] [--export-graph]
-//   stdio (default): the agent starts the gateway as its MCP server.
-//   --http PORT: streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port, printed on stdout).
-//   --export-graph: prints the SHR graph the config makes (the page imports it) and exits.
+//   stdio (default): the agent starts the gateway as its MCP server. The gateway exits, and
+//     stops every upstream it started, when the agent closes its stdin or dies.
+//   --http PORT: streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port, printed on stdout), and
+//     Prometheus metrics on /metrics.
+//   --export-graph: prints the SHR graph the config's capabilities make (the page imports it).
+// Logs are JSON lines on stderr. Exit codes: 0 done, 1 could not start, 2 bad usage or config.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { Gateway } from './gateway.mjs';
 import { toGraph, readConfig } from './config.mjs';
+import { AgentStdio } from './stdio.mjs';
 
 const USAGE = 'usage: shr-mcp-gateway --config shr.json [--http PORT] [--export-graph]';
-const log = (m) => process.stderr.write(`shr-mcp-gateway: ${m}\n`);
-const usage = (why) => {
-  log(`${why}\n${USAGE}`);
-  process.exit(2);
+const log = (event, fields = {}) => {
+  try {
+    process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), event, ...fields })}\n`);
+  } catch {
+    // stderr gone: nothing to tell anyone
+  }
 };
+// One line, then out: a bad flag or config (2), or a gateway that cannot start (1).
+const die = (code, message) => {
+  process.stderr.write(`shr-mcp-gateway: ${message}\n`);
+  process.exit(code);
+};
+const usage = (why) => die(2, `${why} (${USAGE})`);
 // Read strictly: a misspelt flag (`--htpp 8080`) is an error, not a gateway on stdio.
 const args = { config: undefined, http: undefined, 'export-graph': false };
 for (let i = 2; i < process.argv.length; i += 1) {
@@ -35,38 +45,83 @@ const MAX_BODY = 4 * 1024 * 1024;
 let raw;
 try {
   raw = JSON.parse(readFileSync(path, 'utf8'));
+  const config = readConfig(raw);
   if (args['export-graph']) {
-    process.stdout.write(`${JSON.stringify(toGraph(readConfig(raw)), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(toGraph(config), null, 2)}\n`);
     process.exit(0);
   }
 } catch (e) {
-  log(`${path}: ${e.message}`);
-  process.exit(2);
+  die(2, `${path}: ${e.message}`);
 }
 // The gateway outlives anything an upstream does: an error nobody awaited is logged, not fatal.
-process.on('unhandledRejection', (e) => log(`unhandled: ${e?.message ?? e}`));
-process.on('uncaughtException', (e) => log(`uncaught: ${e?.message ?? e}`));
+process.on('unhandledRejection', (e) => log('unhandled', { error: e?.message ?? String(e) }));
+process.on('uncaughtException', (e) => log('uncaught', { error: e?.message ?? String(e) }));
 
-const origin = raw.fleet?.origin ?? `gateway-${process.pid}`;
-const gateway = await new Gateway(raw, { log, origin }).start();
+let gateway;
+try {
+  const { Gateway } = await import('./gateway.mjs');
+  gateway = await new Gateway(raw, { log, origin: raw.fleet?.origin ?? `gateway-${process.pid}` }).start();
+} catch (e) {
+  die(e?.code === 'bad_config' ? 2 : 1, `${path}: ${e?.message ?? e}`);
+}
 // With a `fleet` section, every gateway of the fleet shares one view of upstream health
-// (packages/fleet over Redis): one gateway seeing a server fail spares the others the call.
+// (@shr/fleet over Redis): one gateway seeing a server fail spares the others the call.
 let fleet = null;
 if (gateway.config.fleet) {
-  const { redisBus, joinFleet } = await import('../../fleet/src/index.mjs');
-  const bus = await redisBus({ url: gateway.config.fleet.redis, namespace: gateway.config.fleet.namespace, onError: (e) => log(`fleet: ${e?.message ?? e}`) });
-  fleet = await joinFleet(gateway.router, bus);
+  let fleetPkg;
+  try {
+    fleetPkg = await import('@shr/fleet');
+  } catch {
+    await gateway.close();
+    die(1, 'the config has a `fleet` section: install @shr/fleet next to @shr/mcp-gateway');
+  }
+  try {
+    const bus = await fleetPkg.redisBus({ url: gateway.config.fleet.redis, namespace: gateway.config.fleet.namespace, onError: (e) => log('fleet_error', { error: e?.message ?? String(e) }) });
+    fleet = await fleetPkg.joinFleet(gateway.router, bus);
+  } catch (e) {
+    await gateway.close();
+    die(1, `fleet: ${e?.message ?? e}`);
+  }
 }
+
+let stopping = null;
+const stop = (why) => {
+  if (stopping) return stopping;
+  log('stop', { why });
+  // However the upstreams take it, the gateway is gone within 2 s (its exit kills what is left).
+  setTimeout(() => process.exit(0), 1500).unref();
+  stopping = (async () => {
+    await fleet?.close().catch(() => {});
+    await gateway.close().catch(() => {});
+    process.exit(0);
+  })();
+  return stopping;
+};
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGHUP', () => stop('SIGHUP'));
+
 const port = args.http;
+log('gateway_start', { pid: process.pid, transport: port === undefined ? 'stdio' : 'http', tools: gateway.routes.size });
 if (port === undefined) {
-  await gateway.mcpServer().connect(new StdioServerTransport());
+  // The agent is gone when stdin ends, or when the gateway is orphaned (its parent died and
+  // the pipe lives on in some other process).
+  const transport = new AgentStdio({ maxBytes: gateway.config.maxMessageBytes, log, onend: () => stop('stdin closed') });
+  await gateway.mcpServer().connect(transport);
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop('parent died');
+  }, 250).unref();
 } else {
   // Stateless streamable HTTP: a server and transport per request, one gateway (one health) for all.
   const http = createServer(async (req, res) => {
-    if (!req.url.startsWith('/mcp')) return res.writeHead(404).end();
     // Only this machine's names: a page elsewhere cannot reach the gateway through DNS rebinding.
     const host = String(req.headers.host ?? '').replace(/:\d+$/, '');
     if (!['127.0.0.1', 'localhost', '[::1]'].includes(host)) return res.writeHead(403).end('forbidden host');
+    if (req.url === '/metrics' && req.method === 'GET') {
+      return res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(gateway.metrics());
+    }
+    if (!req.url.startsWith('/mcp')) return res.writeHead(404).end();
     const chunks = [];
     let size = 0;
     for await (const c of req) {
@@ -90,7 +145,7 @@ if (port === undefined) {
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } catch (e) {
-      log(`http: ${e?.message ?? e}`);
+      log('http_error', { error: e?.message ?? String(e) });
       if (!res.headersSent) res.writeHead(500).end();
     }
   });
@@ -98,10 +153,3 @@ if (port === undefined) {
     process.stdout.write(`http://127.0.0.1:${http.address().port}/mcp\n`);
   });
 }
-const stop = async () => {
-  await fleet?.close().catch(() => {});
-  await gateway.close();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);

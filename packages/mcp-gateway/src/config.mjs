@@ -1,6 +1,7 @@
 // The gateway's config: upstream MCP servers and capabilities, each a list of alternative
 // upstream tools in order of preference. It becomes an SHR tool graph: per capability, start ->
 // each alternative (cost 1, 2, ...) -> done. Read strictly: a misspelt key is an error.
+import { MAX_MESSAGE_BYTES } from './framing.mjs';
 
 const fail = (msg) => {
   const e = new Error(`config: ${msg}`);
@@ -14,7 +15,7 @@ function only(obj, keys, where) {
 }
 
 export function readConfig(raw) {
-  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', 'fleet', '$schema'], 'the config');
+  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', 'probeIntervalMs', 'passThrough', 'maxMessageBytes', 'fleet', '$schema'], 'the config');
   only(raw.servers, Object.keys(raw.servers ?? {}), 'servers');
   const servers = {};
   for (const [name, s] of Object.entries(raw.servers)) {
@@ -37,7 +38,10 @@ export function readConfig(raw) {
   const nodeOf = new Map();
   const names = new Set();
   const capabilities = raw.capabilities.map((c, i) => {
-    only(c, ['name', 'description', 'alternatives', 'inputSchema'], `capabilities[${i}]`);
+    only(c, ['name', 'description', 'alternatives', 'inputSchema', 'on_is_error'], `capabilities[${i}]`);
+    if (c.on_is_error !== undefined && !['answer', 'failure'].includes(c.on_is_error)) {
+      fail(`capabilities[${i}].on_is_error must be "answer" (an isError result is the tool's answer, the default) or "failure" (it means an outage)`);
+    }
     if (typeof c.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(c.name)) fail(`capabilities[${i}].name must be 1-64 letters, digits, _ or -`);
     if (names.has(c.name)) fail(`capabilities[${i}].name \`${c.name}\` is used twice`);
     names.add(c.name);
@@ -50,44 +54,74 @@ export function readConfig(raw) {
       if (!m) fail(`capabilities[${i}].alternatives[${j}] must be "server/tool", got ${JSON.stringify(a)}`);
       if (!servers[m[1]]) fail(`capabilities[${i}].alternatives[${j}] names an unknown server \`${m[1]}\``);
       if (c.alternatives.indexOf(a) !== j) fail(`capabilities[${i}].alternatives names \`${a}\` twice`);
-      const node = `${m[1]}__${m[2]}`.replace(/[^A-Za-z0-9_-]/g, '_');
+      const node = nodeId(m[1], m[2]);
       const other = nodeOf.get(node);
       if (other !== undefined && other !== a) fail(`capabilities[${i}].alternatives[${j}]: \`${a}\` and \`${other}\` would be the same tool \`${node}\`; rename one`);
       nodeOf.set(node, a);
       return { server: m[1], tool: m[2], node };
     });
-    return { name: c.name, description: c.description ?? `${c.name}, routed around failures by SHR`, alternatives, inputSchema: c.inputSchema };
+    return {
+      name: c.name,
+      description: c.description ?? `${c.name}, routed around failures by SHR`,
+      alternatives,
+      inputSchema: c.inputSchema,
+      onIsError: c.on_is_error ?? 'answer',
+    };
   });
   const timeoutMs = raw.timeoutMs ?? 10_000;
   const cooldownMs = raw.cooldownMs ?? 30_000;
-  for (const [k, v] of [['timeoutMs', timeoutMs], ['cooldownMs', cooldownMs]]) {
-    if (!(Number.isFinite(v) && v > 0 && v <= 2_147_483_647)) fail(`${k} must be a number of ms in 1..2147483647`);
+  const probeIntervalMs = raw.probeIntervalMs ?? Math.min(cooldownMs, 5000);
+  for (const [k, v] of [['timeoutMs', timeoutMs], ['cooldownMs', cooldownMs], ['probeIntervalMs', probeIntervalMs]]) {
+    if (!(Number.isInteger(v) && v > 0 && v <= 2_147_483_647)) fail(`${k} must be a whole number of ms in 1..2147483647`);
   }
+  const passThrough = raw.passThrough ?? true;
+  if (typeof passThrough !== 'boolean') fail('passThrough must be true (expose upstream tools no capability names, the default) or false');
+  const maxMessageBytes = raw.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  if (!(Number.isInteger(maxMessageBytes) && maxMessageBytes >= 1024 && maxMessageBytes <= 1024 ** 3)) fail('maxMessageBytes must be a whole number of bytes in 1024..1073741824');
   let fleet = null;
   if (raw.fleet !== undefined) {
     only(raw.fleet, ['redis', 'namespace', 'origin'], 'fleet');
     if (typeof raw.fleet.redis !== 'string') fail('fleet.redis must be a redis:// URL');
     fleet = { redis: raw.fleet.redis, namespace: raw.fleet.namespace ?? 'shr-mcp-gateway', origin: raw.fleet.origin };
   }
-  return { servers, capabilities, timeoutMs, cooldownMs, fleet };
+  return { servers, capabilities, timeoutMs, cooldownMs, probeIntervalMs, passThrough, maxMessageBytes, fleet };
 }
 
-/** One SHR graph for all capabilities; a task starts at `start:<cap>` and ends at `done:<cap>`. */
-export function toGraph(config) {
+/** The graph node of an upstream tool: "server/tool" made an id. */
+export const nodeId = (server, tool) => `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_');
+
+/**
+ * One SHR graph for every route the agent sees: each capability, then each passed-through tool
+ * (`routes`, from the connected servers), a task from `start_<name>` to `done_<name>` through
+ * its alternatives. Each upstream tool is probed (an MCP ping of its server) while it is down.
+ * Sets each route's `start` and `goal`.
+ */
+export function toGraph(config, routes = config.capabilities) {
   const nodes = [];
   const edges = [];
-  for (const c of config.capabilities) {
-    nodes.push({ id: `start_${c.name}`, tool: false, label: c.name });
-    nodes.push({ id: `done_${c.name}`, tool: false, label: `${c.name} done` });
-    c.alternatives.forEach((a, k) => {
-      if (!nodes.some((n) => n.id === a.node)) {
+  const ids = new Set();
+  const tools = new Set(routes.flatMap((r) => r.alternatives.map((a) => a.node)));
+  const waypoint = (base) => {
+    let id = base;
+    for (let k = 2; ids.has(id) || tools.has(id); k += 1) id = `${base}_${k}`;
+    ids.add(id);
+    return id;
+  };
+  for (const r of routes) {
+    const name = r.name.replace(/[^A-Za-z0-9_-]/g, '_');
+    r.start = waypoint(`start_${name}`);
+    r.goal = waypoint(`done_${name}`);
+    nodes.push({ id: r.start, tool: false, label: r.name });
+    nodes.push({ id: r.goal, tool: false, label: `${r.name} done` });
+    r.alternatives.forEach((a, k) => {
+      if (!ids.has(a.node)) {
+        ids.add(a.node);
         // One attempt: a timeout or an error reroutes at once; the breaker remembers it.
-        nodes.push({ id: a.node, label: `${a.server}/${a.tool}`, stage: c.name, retry: { attempts: 0 } });
+        nodes.push({ id: a.node, label: `${a.server}/${a.tool}`, stage: r.name, retry: { attempts: 0 }, probe: { interval_ms: config.probeIntervalMs } });
       }
-      edges.push({ from: `start_${c.name}`, to: a.node, cost: k + 1 });
-      edges.push({ from: a.node, to: `done_${c.name}`, cost: 0 });
+      edges.push({ from: r.start, to: a.node, cost: k + 1 });
+      edges.push({ from: a.node, to: r.goal, cost: 0 });
     });
   }
-  const first = config.capabilities[0].name;
-  return { name: 'shr-mcp-gateway', nodes, edges, start: `start_${first}`, goal: `done_${first}` };
+  return { name: 'shr-mcp-gateway', nodes, edges, start: routes[0].start, goal: routes[0].goal };
 }

@@ -1,0 +1,92 @@
+// Types of @shr/mcp-gateway (the module is ./src/gateway.mjs; the CLI is `shr-mcp-gateway`).
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Router } from 'shr-wasm';
+
+/** An upstream MCP server: a command the gateway starts (stdio) or a URL (streamable HTTP). */
+export type ServerConfig =
+  | { command: string; args?: string[]; env?: Record<string, string>; url?: never }
+  | { url: string; command?: never; args?: never; env?: never };
+
+/** One MCP tool the agent sees, routed over alternative upstream tools in order of preference. */
+export interface CapabilityConfig {
+  /** 1-64 letters, digits, `_` or `-`. */
+  name: string;
+  description?: string;
+  /** `"server/tool"`, the preferred first. */
+  alternatives: string[];
+  /** JSON Schema (`"type": "object"`); default: the first alternative's. */
+  inputSchema?: Record<string, unknown>;
+  /**
+   * `"answer"` (default): an isError result is the tool's answer, returned to the agent and not
+   * held against the server. `"failure"`: it means an outage; routed around and counted.
+   */
+  on_is_error?: 'answer' | 'failure';
+}
+
+export interface GatewayConfig {
+  $schema?: string;
+  servers: Record<string, ServerConfig>;
+  capabilities: CapabilityConfig[];
+  /** A call's time limit (default 10000); a timed-out call is cancelled at the upstream. */
+  timeoutMs?: number;
+  /** How long a failed upstream tool is kept out of service before a probe (default 30000). */
+  cooldownMs?: number;
+  /** The shortest time between two ping probes of a down tool (default min(cooldownMs, 5000)). */
+  probeIntervalMs?: number;
+  /** Expose upstream tools no capability names, as themselves (default true). */
+  passThrough?: boolean;
+  /** The largest message either way, in bytes (default 10 MiB). */
+  maxMessageBytes?: number;
+  /** Share upstream health with other gateways over Redis (needs @shr/fleet). */
+  fleet?: { redis: string; namespace?: string; origin?: string };
+}
+
+/** One structured log event (the CLI writes each as a JSON line on stderr). */
+export type LogEvent =
+  | 'upstream_start' | 'upstream_restarted' | 'upstream_crash' | 'upstream_restart'
+  | 'upstream_connect_failed' | 'upstream_error' | 'upstream_stderr' | 'breaker'
+  | 'message_too_large' | 'forward_failed' | (string & {});
+
+export interface GatewayStats {
+  calls: number;
+  /** Calls sent to each upstream tool, by `"server/tool"`. */
+  upstreamCalls: Record<string, number>;
+  reroutes: number;
+  escalations: number;
+  breakerChanges: number;
+  /** The last 100 breaker changes. */
+  breakers: { tool: string; from: string; to: string }[];
+}
+
+/** What an alternative came to in a call that escalated. */
+export interface Tried {
+  tool: string;
+  server: string;
+  server_up: boolean;
+  outcome: 'failed' | 'skipped' | 'not_tried';
+  category?: 'service' | 'policy' | 'input';
+  why: string;
+}
+
+export class Gateway {
+  constructor(config: GatewayConfig, opts?: { log?: (event: LogEvent, fields: Record<string, unknown>) => void; origin?: string });
+  readonly stats: GatewayStats;
+  /** The SHR router, once started. */
+  readonly router: Router | null;
+  /** Connects every upstream and makes the router; rejects with `code: 'bad_config' | 'no_wasm'`. */
+  start(): Promise<this>;
+  /** The MCP tools the agent sees: capabilities, then passed-through upstream tools. */
+  listTools(): Tool[];
+  /** One call; `_meta.shr` of the result says `via` (the upstream that answered) and `reroutes`. */
+  callTool(name: string, args?: Record<string, unknown>, opts?: { signal?: AbortSignal; onprogress?: (p: { progress: number; total?: number; message?: string }) => void }): Promise<CallToolResult>;
+  /** An MCP server answering tools, resources and prompts from this gateway. */
+  mcpServer(): Server;
+  /** Prometheus text: the router's metrics and the gateway's. */
+  metrics(): string;
+  /** Stops the probes and every upstream (child processes included). */
+  close(): Promise<void>;
+}
+
+/** The shr-wasm Router class; throws `code: 'no_wasm'` when shr-wasm is not installed. */
+export function loadRouter(): typeof Router;
