@@ -12,8 +12,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use shr_core::algo::{oracle, Dijkstra, Plan, Trace};
-use shr_core::check_observability;
 use shr_core::audit_completion;
+use shr_core::check_observability;
 use shr_core::graph::GraphSpec;
 use shr_core::{Action, Decision, Session, Status, Task, ToolGraph, ToolResult};
 

@@ -13,9 +13,9 @@ use std::collections::BTreeSet;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
+use shr_core::audit_completion;
 use shr_core::check_observability;
 use shr_core::event::{to_json_lines, EventKind};
-use shr_core::audit_completion;
 use shr_core::{
     Action, BreakerConfig, Category, Decision, Monitors, Session, SessionConfig, Status, Task, ToolFailure,
     ToolGraph, ToolResult,
@@ -78,8 +78,21 @@ enum Clock {
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum ResultGen {
-    Ok { ok_field: Option<bool>, count: i8, latency: u8 },
-    Fail { category: u8, transient: bool, agent_action: bool, latency: u8 },
+    Ok {
+        ok_field: Option<bool>,
+        count: i8,
+        latency: u8,
+    },
+    Fail {
+        category: u8,
+        transient: bool,
+        agent_action: bool,
+        latency: u8,
+    },
+    /// Timed out: nobody knows what it did.
+    Unknown {
+        latency: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -165,6 +178,9 @@ fn result(r: ResultGen) -> ToolResult {
             agent_action: agent_action.then(|| "try again later".into()),
             latency_ms: latency(l),
         }),
+        ResultGen::Unknown { latency: l } => {
+            ToolResult::Unknown { message: "fuzz: timed out".into(), latency_ms: latency(l) }
+        }
     }
 }
 
@@ -342,6 +358,7 @@ fn run(input: &Input) -> Option<String> {
         context.insert("request".into(), json!(if hit { "Please REFUND order 7" } else { "hello" }));
     }
     let task = Task {
+        id: None,
         goal: input.task_goal.map(|g| node_or_ghost(g, n)),
         start: input.task_start.map(|g| node_or_ghost(g, n)),
         context,
@@ -362,13 +379,9 @@ fn run(input: &Input) -> Option<String> {
         breaker,
         ..SessionConfig::default()
     };
-    let Ok(mut s) = Session::with_parts(
-        graph.clone(),
-        task.clone(),
-        config,
-        Monitors::default(),
-        input.start_clock,
-    ) else {
+    let Ok(mut s) =
+        Session::with_parts(graph.clone(), task.clone(), config, Monitors::default(), input.start_clock)
+    else {
         let goal_ok = task.goal.as_ref().is_none_or(|g| graph.index(g).is_some());
         let start_ok = task.start.as_ref().is_none_or(|g| graph.index(g).is_some());
         assert!(!(goal_ok && start_ok && config.check().is_ok()), "a valid task was refused");

@@ -160,10 +160,18 @@ impl Run {
         self.retry_at.clear();
         self.paused_until = None;
         self.escalation = None;
+        let mut failed = self.failed_ids.clone();
+        // A side effect whose outcome nobody learned is named too: a person must know.
+        if let Some(u) = self.unknown.take() {
+            let id = env.graph.id(u.tool);
+            if !failed.iter().any(|f| f == id) {
+                failed.push(id.to_string());
+            }
+        }
         self.emit(EventKind::Escalated {
             reason: EscalationReason::Deadline,
             goal: env.graph.id(self.goal).to_string(),
-            failed: self.failed_ids.clone(),
+            failed,
             completed: self.completion.iter().map(|&v| env.graph.id(v).to_string()).collect(),
             agent_action: None,
             llm_call: 0,

@@ -52,9 +52,22 @@ impl Run {
                 self.replan(env);
                 continue;
             }
+            // A side effect's outcome is unknown: nothing else acts, and the task does not end,
+            // until its `verify` answers or an escalation does.
+            if let Some(u) = &self.unknown {
+                if !self.in_flight.is_empty() {
+                    return Action::Wait;
+                }
+                if !u.verifying {
+                    if let Some(calls) = self.dispatch_verify(env) {
+                        return Action::CallTools { calls };
+                    }
+                    continue;
+                }
+            }
             if self.nodes[self.goal].completed {
-                // The goal was reached while failures of its batch were still to be routed
-                // around (see `complete`); they have been, so the task is done.
+                // The goal was reached while failures of its batch (or an unknown outcome) were
+                // still to be answered (see `complete`); they have been, so the task is done.
                 self.finish_at_goal(env);
                 continue;
             }
@@ -69,18 +82,6 @@ impl Run {
             }
             if self.complete_ready_waypoints(env) {
                 continue;
-            }
-            // A side effect's outcome is unknown: nothing else acts until its `verify` answers.
-            if let Some(u) = &self.unknown {
-                if !self.in_flight.is_empty() {
-                    return Action::Wait;
-                }
-                if !u.verifying {
-                    if let Some(calls) = self.dispatch_verify(env) {
-                        return Action::CallTools { calls };
-                    }
-                    continue;
-                }
             }
             // Side effects branched back past are undone before the plan goes on, one at a time.
             if let Some(&(_, by)) = self.compensations.front() {
@@ -267,7 +268,7 @@ impl Run {
         // Failures still waiting for their batch (calls of a plan abandoned by a demotion, say)
         // did not stop the goal, but they are routed around at the next decision before the task
         // finishes, or they would have no answer (DESIGN section 7; found by the soak).
-        if v == self.goal && self.pending.failed.is_empty() {
+        if v == self.goal && self.pending.failed.is_empty() && self.unknown.is_none() {
             self.finish_at_goal(env);
         }
     }
