@@ -167,3 +167,20 @@ test('every step of every view and executor agrees with itself', { timeout: 1_20
   assert.deepEqual(report.slice(0, 40), [], `${report.length} disagreements`);
   assert.ok(steps > 2000, `the walk covered ${steps} steps`);
 });
+
+test('story figures and the paper note come from the run', async () => {
+  const page = await open(env.browser, `${env.url}?scenario=M4`);
+  // M4's story names the cost of hold-for-review: the cost the run's reroute logged.
+  const story = await page.$$eval('[data-testid="story-step"]', (ls) => ls.map((l) => l.textContent));
+  const told = story.join(' ').match(/hold-for-review \(cost (\d+(?:\.\d)?)\)/)?.[1];
+  const logged = (await page.$$eval('[data-testid="events"] li[data-event="Rerouted"] .text', (ts) => ts.map((t) => t.textContent)))
+    .map((t) => t.match(/\(cost (\d+(?:\.\d)?)\)$/)?.[1]);
+  assert.ok(told, 'the story states a cost');
+  assert.ok(logged.includes(told), `the story's cost ${told} is a reroute's logged cost (${logged})`);
+  // Where the run's counts differ from the paper's, a note says so and why.
+  const s6 = await open(env.browser, `${env.url}?scenario=S6`);
+  const diffs = await s6.$$eval('[data-testid="paper-diff"]', (ls) => ls.map((l) => l.textContent));
+  assert.ok(diffs.some((d) => /^SHR LLM calls: paper 2, this run 1; .+\.$/.test(d)), diffs.join(' | '));
+  assert.ok(diffs.some((d) => /^ReAct LLM calls: paper 8, this run \d+; .+\.$/.test(d)), diffs.join(' | '));
+  assert.deepEqual([...page.errors, ...s6.errors], []);
+});

@@ -113,7 +113,16 @@ fn rows(v: &View, m: &Moment, judged: bool, lane: Lane) -> Vec<Row> {
         let note = if !m.finished && lane == Lane::Shr {
             Some("a run of its own: its totals show at the end of the replay".to_string())
         } else if never_ran(r) {
-            Some(format!("did not run: {}", r.problems.join("; ")))
+            // Said to a visitor: why it could not start, not how eval judged the empty run.
+            Some(match key {
+                "react" => "The ReAct agent did not run: its prompt needs a catalogue of tools by \
+                            capability, and this graph names no stages to build one from."
+                    .to_string(),
+                _ => format!(
+                    "It did not run: {}.",
+                    r.problems.first().map_or("no reason given", |p| p.as_str())
+                ),
+            })
         } else {
             None
         };
