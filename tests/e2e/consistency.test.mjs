@@ -6,7 +6,7 @@
 // so. The walk reads the page as a visitor sees it, one step button press at a time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, open } from './harness.mjs';
+import { useBrowser, open, text } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -183,4 +183,26 @@ test('story figures and the paper note come from the run', async () => {
   assert.ok(diffs.some((d) => /^SHR LLM calls: paper 2, this run 1; .+\.$/.test(d)), diffs.join(' | '));
   assert.ok(diffs.some((d) => /^ReAct LLM calls: paper 8, this run \d+; .+\.$/.test(d)), diffs.join(' | '));
   assert.deepEqual([...page.errors, ...s6.errors], []);
+});
+
+test('the replay jumps from event to event over the search steps', async () => {
+  const page = await open(env.browser, `${env.url}?scenario=S2`);
+  const at = async () => Number((await text(page, 'replay-counter')).match(/step (\d+)/)[1]);
+  await page.click('[data-testid="replay-restart"]');
+  await page.click('[data-testid="replay-play"]');
+  while ((await at()) > 0) await page.click('[data-testid="replay-back"]');
+  const seen = [];
+  for (let i = 0; i < 8; i++) {
+    await page.click('[data-testid="replay-next-event"]');
+    seen.push([await at(), await text(page, 'replay-text')]);
+  }
+  // Every stop is an event (the first plan's search is skipped), each further on.
+  for (const [k, said] of seen) assert.match(said, /Event \d+:/, `step ${k}: ${said}`);
+  assert.ok(seen.every(([k], i) => i === 0 || k > seen[i - 1][0]), seen.map(([k]) => k).join(' '));
+  assert.ok(seen[0][0] > 1, 'the first plan\'s search steps are skipped');
+  const last = seen.at(-1)[0];
+  await page.click('[data-testid="replay-prev-event"]');
+  assert.equal(await at(), seen.at(-2)[0], 'back to the event before');
+  assert.ok(last > seen.at(-2)[0]);
+  assert.deepEqual(page.errors, []);
 });

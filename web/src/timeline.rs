@@ -410,6 +410,22 @@ impl Timeline {
         self.event_steps.get(i).copied().flatten().map(|s| s + 1)
     }
 
+    /// The position just after the next event from position `k` (search steps skipped), or the end.
+    pub fn next_event(&self, k: usize) -> usize {
+        self.steps
+            .iter()
+            .enumerate()
+            .skip(k)
+            .find(|(_, s)| matches!(s, Step::Event(_)))
+            .map_or(self.steps.len(), |(i, _)| i + 1)
+    }
+
+    /// The position just after the event before the one shown at `k`, or the start.
+    pub fn previous_event(&self, k: usize) -> usize {
+        let before = k.saturating_sub(1).min(self.steps.len());
+        self.steps[..before].iter().rposition(|s| matches!(s, Step::Event(_))).map_or(0, |i| i + 1)
+    }
+
     pub fn len(&self) -> usize {
         self.steps.len()
     }
