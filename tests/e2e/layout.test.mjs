@@ -338,3 +338,18 @@ test('the layout is deterministic: the same graph is drawn the same in a new pag
   assert.ok(first.length > 200);
   assert.equal(await drawing(), first);
 });
+
+test('zooming out with the button keeps the graph on the stage', async () => {
+  for (const width of [1280, 390]) {
+    const page = await open(env.browser, `${env.url}?scenario=S6`, { width, height: width > 800 ? 800 : 844 });
+    await laidOut(page);
+    for (let i = 0; i < 3; i++) await page.click('[data-testid="zoom-out"]');
+    const [wrap, graph] = await page.evaluate(() => [
+      document.querySelector('[data-testid="graph-wrap"]').getBoundingClientRect().toJSON(),
+      document.querySelector('svg.graph g.viewport').getBoundingClientRect().toJSON(),
+    ]);
+    const inside = graph.left >= wrap.left - 1 && graph.right <= wrap.right + 1 && graph.top >= wrap.top - 1 && graph.bottom <= wrap.bottom + 1;
+    assert.ok(inside, `at ${width} px the graph ${JSON.stringify(graph)} stays inside the stage ${JSON.stringify(wrap)}`);
+    assert.deepEqual(page.errors, []);
+  }
+});

@@ -27,6 +27,8 @@ fn state_class(s: ToolState) -> &'static str {
         ToolState::Waypoint => "waypoint",
         ToolState::Healthy => "healthy",
         ToolState::Failed => "failed",
+        // Still `failed` (down in the world), drawn apart: the router has not seen it fail.
+        ToolState::Unseen => "failed unseen",
         ToolState::Probing => "probing",
         ToolState::Perturbed => "perturbed",
     }
@@ -296,6 +298,7 @@ fn edge_view(d: &Drawing, e: usize) -> impl IntoView {
 fn state_marks(state: ToolState, ran: bool) -> (&'static str, &'static str) {
     let icon = match state {
         ToolState::Failed => "✕",
+        ToolState::Unseen => "?",
         ToolState::Probing => "◐",
         ToolState::Perturbed => "⚡",
         _ if ran => "✓",
@@ -305,6 +308,7 @@ fn state_marks(state: ToolState, ran: bool) -> (&'static str, &'static str) {
         ToolState::Waypoint => "waypoint",
         ToolState::Healthy => "healthy",
         ToolState::Failed => "failed",
+        ToolState::Unseen => "down, not yet known to the router",
         ToolState::Probing => "half-open",
         ToolState::Perturbed => "perturbed",
     };
@@ -327,8 +331,12 @@ fn label_view(label: &str) -> impl IntoView {
 }
 
 /// A node's state at a moment: as the run started, then as the run saw it (a breaker that
-/// opened, closed or went half-open; a tool failed for good).
-fn state_at(start: ToolState, m: &Moment, v: usize) -> ToolState {
+/// opened, closed or went half-open; a tool failed for good). A tool down from the start is
+/// drawn ✕ only from its first failing call: until then the router plans through it.
+pub fn state_at(start: ToolState, m: &Moment, v: usize) -> ToolState {
+    if start == ToolState::Failed && !m.seen_failed.contains(&v) && !m.breakers.contains_key(&v) {
+        return ToolState::Unseen;
+    }
     match (start, m.breakers.get(&v)) {
         (ToolState::Waypoint | ToolState::Perturbed, _) | (_, None) => start,
         (_, Some(BreakerState::Open)) => ToolState::Failed,
@@ -389,7 +397,10 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     let show_visits = d.show_visits;
     let strikes = match start_state {
         ToolState::Perturbed => d.perturbation.as_ref().map(|(name, _)| name.clone()),
-        _ => d.view.fails_after[v].filter(|&n| n > 0).map(|n| format!("fails after {n} calls")),
+        _ => d.view.fails_after[v].map(|n| match n {
+            0 => "will fail".to_string(),
+            n => format!("fails after {n} calls"),
+        }),
     };
     let tooltip = match start_state {
         ToolState::Perturbed => d.perturbation.as_ref().map(|(name, what)| format!("{name}: {what}")),
@@ -399,7 +410,8 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     let band = move || {
         let n = visits();
         let visits = (show_visits && n > 0).then(|| format!("{n} visit{}", if n == 1 { "" } else { "s" }));
-        let strikes = strikes.clone();
+        // "will fail" only until the router learns it: then the ✕ says it.
+        let strikes = strikes.clone().filter(|s| s != "will fail" || state() == ToolState::Unseen);
         (strikes.is_some() || visits.is_some()).then(|| {
             let sep = (strikes.is_some() && visits.is_some()).then_some(" · ");
             view! {

@@ -56,6 +56,13 @@ pub fn ImportExport() -> impl IntoView {
                     format!("Imported, with warnings: {}", warnings.join("; "))
                 });
                 page.import(Scenario::from_graph(graph));
+                // The imported graph is what to look at next, not the import box.
+                if let Some(stage) = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.query_selector(".stage").ok().flatten())
+                {
+                    stage.scroll_into_view();
+                }
             }
             Err(p) => {
                 message.set(String::new());

@@ -165,6 +165,22 @@ pub fn steps(v: &View, lane: Lane) -> Vec<LaneStep> {
     }
 }
 
+/// The nodes a baseline completed in its first `k` steps, in order: the start, each tool that
+/// answered, the goal it claimed. A success claimed with a step missing (silent) is not a
+/// completion: the route ends where the work ended, and the overlay marks the claim.
+pub fn path(g: &ToolGraph, steps: &[LaneStep], k: usize) -> Vec<NodeIx> {
+    let mut path = vec![g.start()];
+    for s in &steps[..k.min(steps.len())] {
+        if let Some((v, true)) = s.call {
+            path.push(v);
+        }
+        if let Some((v, false)) = s.claim {
+            path.push(v);
+        }
+    }
+    path
+}
+
 /// What the graph draws after the first `k` steps of a baseline: the tools it completed and
 /// the edges between them, the tools it saw fail, the tool of the step just taken.
 pub fn moment(g: &ToolGraph, steps: &[LaneStep], k: usize) -> Moment {
@@ -172,21 +188,19 @@ pub fn moment(g: &ToolGraph, steps: &[LaneStep], k: usize) -> Moment {
     let mut m = Moment::default();
     m.position = k;
     m.finished = k == steps.len();
-    let mut path = vec![g.start()];
     for s in &steps[..k] {
-        match s.call {
-            Some((v, true)) => path.push(v),
-            Some((v, false)) => {
-                m.breakers.insert(v, BreakerState::Open);
-            }
-            None => {}
-        }
-        if let Some((v, _)) = s.claim {
-            path.push(v);
+        if let Some((v, false)) = s.call {
+            m.breakers.insert(v, BreakerState::Open);
+            m.seen_failed.insert(v);
         }
     }
+    let path = path(g, steps, k);
     m.focus = k.checked_sub(1).and_then(|i| steps[i].call.map(|c| c.0).or(steps[i].claim.map(|c| c.0)));
-    m.ran_edges = path.windows(2).filter_map(|w| edge_ix(g, w[0], w[1])).collect();
+    // Each tool is reached from the latest one before it with an edge into it: a fallback
+    // follows the step before the primary that failed, not the primary.
+    m.ran_edges = (1..path.len())
+        .filter_map(|i| path[..i].iter().rev().find_map(|&a| edge_ix(g, a, path[i])))
+        .collect();
     m.ran_nodes = path.iter().copied().collect::<BTreeSet<_>>();
     m.route_nodes = m.ran_nodes.clone();
     m.route_edges = m.ran_edges.clone();

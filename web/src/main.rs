@@ -4,6 +4,7 @@
 
 mod app;
 mod editor;
+mod figures;
 mod fleet;
 mod graph_view;
 mod io;

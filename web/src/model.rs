@@ -13,6 +13,7 @@ use shr_eval::scenario::{
     self, EscalationRecord, Executor, FailureSpec, ReactStep, RunReport, Scenario, WorkflowMove,
 };
 
+use crate::figures::{fill, Facts};
 use crate::timeline::{Moment, Timeline};
 
 /// Where the graph comes from.
@@ -115,6 +116,8 @@ pub enum ToolState {
     Healthy,
     /// Down: from the start of the run, or since the run saw it fail for good.
     Failed,
+    /// Down in the world, but no call of the run has failed yet: the router does not know.
+    Unseen,
     /// Breaker half-open: a probe may go through, at a high but finite weight.
     Probing,
     /// The target of a ToolMaze perturbation (it fails or lies, per its mode).
@@ -253,7 +256,15 @@ impl View {
                     .iter()
                     .map(|a| a.map(|e| e.and_then(|i| timeline.position_of(i)).unwrap_or(0)))
                     .collect();
-                at.map(|at| sc.story.iter().cloned().zip(at).collect()).unwrap_or_default()
+                let told = |(mut step, at): (StoryStep, usize)| {
+                    // The figures a step states are the run's at the moment it is told.
+                    let m = timeline.moment(&graph, &shr.events, at);
+                    let down = fails_after.iter().filter(|f| f.is_some()).count();
+                    let facts = Facts::at(&shr.events[..m.events], m.plan.map(|p| p.cost), down);
+                    step.text = fill(&step.text, &facts);
+                    (step, at)
+                };
+                at.map(|at| sc.story.iter().cloned().zip(at).map(told).collect()).unwrap_or_default()
             }
             _ => Vec::new(),
         };

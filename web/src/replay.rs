@@ -76,6 +76,10 @@ pub fn Player() -> impl IntoView {
                 {move || if r.playing.get() { "❚❚ Pause" } else { "▶ Play" }}
             </button>
             <button data-testid="replay-step" aria-label="Step forward" on:click=move |_| r.forward()>"Step ▸"</button>
+            <button data-testid="replay-prev-event" aria-label="Back to the previous event, over the search steps"
+                on:click=move |_| r.jump_event(false)>"◂◂ Event"</button>
+            <button data-testid="replay-next-event" aria-label="On to the next event, over the search steps"
+                on:click=move |_| r.jump_event(true)>"Event ▸▸"</button>
             <button data-testid="replay-end" aria-label="Skip to the end of the run" on:click=move |_| r.finish()>"End ⇥"</button>
             <label class="speed">
                 "speed "

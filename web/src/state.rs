@@ -354,6 +354,25 @@ impl Replay {
         self.seek(usize::MAX);
     }
 
+    /// To the next (or previous) event of the run, over the search steps between: a big graph's
+    /// replay by events. A baseline's steps are all events.
+    pub fn jump_event(&self, forward: bool) {
+        let k = self.step.get_untracked();
+        let to = match self.lane.get_untracked() {
+            Lane::Shr => self.view.with_untracked(|v| {
+                let t = &v.0.timeline;
+                if forward {
+                    t.next_event(k)
+                } else {
+                    t.previous_event(k)
+                }
+            }),
+            _ if forward => k.saturating_add(1),
+            _ => k.saturating_sub(1),
+        };
+        self.seek(to);
+    }
+
     pub fn forward(&self) {
         self.seek(self.step.get_untracked().saturating_add(1));
     }

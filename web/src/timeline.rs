@@ -122,6 +122,9 @@ pub struct Moment {
     pub revisits: BTreeMap<usize, u32>,
     /// The last breaker state the run reported per tool (open for a tool failed for good).
     pub breakers: BTreeMap<NodeIx, BreakerState>,
+    /// Tools the run saw fail so far: a tool down in the world is news to the router until
+    /// one of its calls fails.
+    pub seen_failed: BTreeSet<NodeIx>,
     /// The event of the latest monitor decision.
     pub decision: Option<usize>,
     /// The tool the current step is about.
@@ -149,6 +152,9 @@ impl Moment {
             }
         }
         match e {
+            EventKind::ToolFailed { tool, .. } => {
+                self.seen_failed.extend(graph.index(tool));
+            }
             EventKind::BreakerChanged { tool, to, .. } => {
                 if let Some(v) = graph.index(tool) {
                     self.breakers.insert(v, *to);
@@ -248,14 +254,39 @@ fn weights(graph: &ToolGraph, events: &[Event], probing: &[NodeIx]) -> Vec<(usiz
     out
 }
 
-/// When each completion happened: a tool at its `ToolSucceeded`, a waypoint with the
-/// completion before it (the run completes waypoints at its next decision).
+/// Whether event `e` makes a plan through node `v`.
+fn plans_through(graph: &ToolGraph, e: &EventKind, v: NodeIx) -> bool {
+    match e {
+        EventKind::PathPlanned { plan } | EventKind::Rerouted { to_plan: plan, .. } => {
+            plan.nodes.iter().any(|id| graph.index(id) == Some(v))
+        }
+        _ => false,
+    }
+}
+
+/// When each completion happened: a tool at its `ToolSucceeded`; a waypoint once the completion
+/// before it happened *and* a plan through it is in force (the run completes a waypoint at its
+/// next decision, only when its plan leads there: a demoted goal waits for the demotion's plan,
+/// not for the tool before it). The start is complete from the first step.
 fn completions(graph: &ToolGraph, events: &[Event], path: &[String]) -> Vec<(usize, NodeIx)> {
     let mut out = Vec::with_capacity(path.len());
     let (mut at, mut cursor) = (0, 0);
     for id in path {
         let Some(v) = graph.index(id) else { continue };
-        if graph.node(v).tool {
+        if !graph.node(v).tool && v != graph.start() {
+            // The plan in force once the completion before happened, else the first plan after it.
+            let in_force = events[..at.min(events.len())]
+                .iter()
+                .rposition(|e| matches!(e.kind, EventKind::PathPlanned { .. } | EventKind::Rerouted { .. }))
+                .is_some_and(|j| plans_through(graph, &events[j].kind, v));
+            if !in_force {
+                let later = events
+                    .get(at..)
+                    .and_then(|rest| rest.iter().position(|e| plans_through(graph, &e.kind, v)));
+                at = later.map_or(events.len(), |j| at + j + 1);
+                cursor = cursor.max(at);
+            }
+        } else if graph.node(v).tool {
             let found = events.get(cursor..).and_then(|rest| {
                 rest.iter()
                     .position(|e| matches!(&e.kind, EventKind::ToolSucceeded { tool, .. } if tool == id))
@@ -377,6 +408,22 @@ impl Timeline {
     /// The position just after event `i` happened.
     pub fn position_of(&self, i: usize) -> Option<usize> {
         self.event_steps.get(i).copied().flatten().map(|s| s + 1)
+    }
+
+    /// The position just after the next event from position `k` (search steps skipped), or the end.
+    pub fn next_event(&self, k: usize) -> usize {
+        self.steps
+            .iter()
+            .enumerate()
+            .skip(k)
+            .find(|(_, s)| matches!(s, Step::Event(_)))
+            .map_or(self.steps.len(), |(i, _)| i + 1)
+    }
+
+    /// The position just after the event before the one shown at `k`, or the start.
+    pub fn previous_event(&self, k: usize) -> usize {
+        let before = k.saturating_sub(1).min(self.steps.len());
+        self.steps[..before].iter().rposition(|s| matches!(s, Step::Event(_))).map_or(0, |i| i + 1)
     }
 
     pub fn len(&self) -> usize {

@@ -103,9 +103,16 @@ impl Viewport {
         self.fitted.set(false);
     }
 
-    /// Zooms around the middle of the stage.
+    /// Zooms around the middle of the stage (the buttons, + and −), keeping the graph in view:
+    /// centred on an axis where it fits, never leaving a margin where it does not (zooming out
+    /// used to let it drift off the stage's edge).
     pub fn zoom(&self, factor: f64) {
         self.zoom_at(factor, self.width.get_untracked() / 2.0, self.height.get_untracked() / 2.0);
+        let (cw, ch) = self.content.get_untracked();
+        let k = self.k.get_untracked();
+        let (w, h) = (self.width.get_untracked(), self.height.get_untracked());
+        self.tx.update(|t| *t = keep_in_view(w, cw * k, *t));
+        self.ty.update(|t| *t = keep_in_view(h, ch * k, *t));
     }
 
     /// Moves the drawing by (`dx`, `dy`) stage pixels.
@@ -147,6 +154,16 @@ impl Viewport {
 
 /// The offset along one axis: centred when the graph fits the stage (`room`); else the
 /// anchor as near the middle as the graph's ends allow, so no blank shows beyond them.
+/// The offset that keeps a drawing of `size` in a `room`: centred when it fits, else moved
+/// (from `t`) no further than its edges.
+fn keep_in_view(room: f64, size: f64, t: f64) -> f64 {
+    if size <= room {
+        (room - size) / 2.0
+    } else {
+        t.clamp(room - size, 0.0)
+    }
+}
+
 fn place(room: f64, size: f64, anchor: f64) -> f64 {
     if size <= room {
         (room - size) / 2.0

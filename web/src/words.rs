@@ -12,11 +12,6 @@ pub fn label(graph: &ToolGraph, id: &str) -> String {
     graph.index(id).map_or_else(|| id.to_string(), |v| graph.node(v).label().to_string())
 }
 
-/// Labels joined by arrows.
-pub fn path(graph: &ToolGraph, ids: impl IntoIterator<Item = impl AsRef<str>>) -> String {
-    ids.into_iter().map(|id| label(graph, id.as_ref())).collect::<Vec<_>>().join(" → ")
-}
-
 pub fn signal_text(s: &Signal) -> String {
     match &s.kind {
         SignalKind::Intent { intent } => format!("intent “{intent}”: follow the plan"),
@@ -97,7 +92,11 @@ pub fn log_line(e: &EventKind) -> Option<(&'static str, String)> {
         }
         EventKind::GoalDemoted { from, to } => ("demote", format!("goal demoted from {from} to {to}")),
         EventKind::Revisited { tool, visit } => ("call", format!("revisit {tool} (visit {visit})")),
-        EventKind::Redirected { to, .. } => ("failed", format!("redirected to {to}")),
+        EventKind::Redirected { to, from } if from.is_empty() => ("failed", format!("redirected to {to}")),
+        // The calls in flight are cancelled: they were never made, and the count drops them.
+        EventKind::Redirected { to, from } => {
+            ("failed", format!("redirected to {to}; calls cancelled: {}", from.join(", ")))
+        }
         EventKind::Finished { status, goal, path, cost, .. } => (
             "finished",
             format!("finished: {status:?} at {goal} via {} (cost {})", path.join(" → "), num(*cost)),

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use shr_core::event::EventKind;
 use shr_core::Status;
-use shr_eval::scenario::RunReport;
+use shr_eval::scenario::{RunReport, Scenario};
 
 use crate::lanes::{self, Lane};
 use crate::model::{Source, View};
@@ -66,7 +66,21 @@ fn rows(v: &View, m: &Moment, judged: bool, lane: Lane) -> Vec<Row> {
         let count = |f: &dyn Fn(&EventKind) -> bool| events.iter().filter(|e| f(&e.kind)).count().to_string();
         let counts = Ok([
             super::llm_calls(events).to_string(),
-            count(&|k| matches!(k, EventKind::ToolCalled { .. })),
+            // A redirect cancels the calls in flight: never made, as the run's total says.
+            events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::ToolCalled { .. }))
+                .count()
+                .saturating_sub(
+                    events
+                        .iter()
+                        .map(|e| match &e.kind {
+                            EventKind::Redirected { from, .. } => from.len(),
+                            _ => 0,
+                        })
+                        .sum(),
+                )
+                .to_string(),
             count(&|k| matches!(k, EventKind::Rerouted { around, .. } if !around.is_empty())),
         ]);
         let (outcome, correct) = (format!("running{PENDING}"), PENDING.to_string());
@@ -99,7 +113,16 @@ fn rows(v: &View, m: &Moment, judged: bool, lane: Lane) -> Vec<Row> {
         let note = if !m.finished && lane == Lane::Shr {
             Some("a run of its own: its totals show at the end of the replay".to_string())
         } else if never_ran(r) {
-            Some(format!("did not run: {}", r.problems.join("; ")))
+            // Said to a visitor: why it could not start, not how eval judged the empty run.
+            Some(match key {
+                "react" => "The ReAct agent did not run: its prompt needs a catalogue of tools by \
+                            capability, and this graph names no stages to build one from."
+                    .to_string(),
+                _ => format!(
+                    "It did not run: {}.",
+                    r.problems.first().map_or("no reason given", |p| p.as_str())
+                ),
+            })
         } else {
             None
         };
@@ -195,6 +218,88 @@ pub fn Counters() -> impl IntoView {
                     <tbody>{body}</tbody>
                 </table>
             </div>
+            <PaperNote />
         </section>
+    }
+}
+
+/// Why a count of this run differs from the paper's, by scenario and count (the README's "Where
+/// our figures differ from the paper's" in one sentence each).
+fn why_differs(id: &str, what: &str) -> &'static str {
+    match (id, what) {
+        (_, "ReAct LLM calls") => {
+            "this ReAct agent asks its LLM once per step; the paper's spends more calls per failure"
+        }
+        ("S3", "ReAct tool calls") => "it calls the lookup, both payment providers and the manual ticket",
+        ("S4", "SHR tool calls") => {
+            "the demoted path is the CRM lookup and the approval queue; no third (notification) call is modelled"
+        }
+        ("S6" | "S7", "SHR LLM calls") => "one escalation is one LLM call, which answers with the demotion",
+        ("T3", "SHR tool calls") => "both failed calls (flight, hotel) are counted beside the four bookings",
+        ("T4", "ReAct tool calls") => "the budget rule applies before the hotel, so the agent books the flight first",
+        ("T5" | "T6", _) => {
+            "this run reads the scenario as the repository does (README, literal readings), and counts failed calls as calls"
+        }
+        (m, "SHR tool calls") if m.starts_with('M') => {
+            "the action queue needs three classifiers (a quorum join); the paper's topology needs one"
+        }
+        (m, "ReAct tool calls") if m.starts_with('M') => {
+            "this agent calls classifiers until three answered or three can no longer; the paper's calls every one"
+        }
+        _ => "counted by this implementation's mechanisms (README, where our figures differ)",
+    }
+}
+
+/// The paper's figures beside this run's, where they differ: (what, paper, this run, why).
+fn paper_differences(v: &View, sc: &Scenario) -> Vec<(&'static str, String, String, &'static str)> {
+    let p = &sc.paper;
+    let mut out = Vec::new();
+    let mut add = |what: &'static str, paper: Option<String>, run: Option<String>| {
+        if let (Some(paper), Some(run)) = (paper, run) {
+            if paper != run {
+                out.push((what, paper, run, why_differs(&sc.id, what)));
+            }
+        }
+    };
+    let n = |x: Option<u32>| x.map(|x| x.to_string());
+    add("SHR LLM calls", n(p.shr_llm), Some(v.shr.llm_calls.to_string()));
+    add("SHR tool calls", n(p.shr_tools), Some(v.shr.tool_calls.to_string()));
+    add("SHR recoveries", n(p.shr_recoveries), Some(v.shr.recoveries.to_string()));
+    add("ReAct LLM calls", n(p.react_llm), (!v.react_priced).then(|| v.react.llm_calls.to_string()));
+    add("ReAct tool calls", n(p.react_tools), (!v.react_priced).then(|| v.react.tool_calls.to_string()));
+    let w = v.workflow.as_ref();
+    add("static LLM calls", n(p.static_llm), w.map(|w| w.llm_calls.to_string()));
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+    add("static silent failure", p.static_silent.map(yes_no), w.map(|w| yes_no(w.silent_failure)));
+    add("static classifiers lost", n(p.static_classifiers_lost), w.map(|w| w.classifiers_lost.to_string()));
+    out
+}
+
+/// Under the counters: the paper's figures beside this run's where they differ, and why.
+#[component]
+pub fn PaperNote() -> impl IntoView {
+    let page = expect_context::<Page>();
+    move || {
+        let sc = page.setup.with(|s| match &s.source {
+            Source::Pack(sc) if s.down.is_none() && s.probing.is_empty() => Some(sc.clone()),
+            _ => None,
+        })?;
+        let diffs = page.view.with(|v| paper_differences(&v.0, &sc));
+        let body = if diffs.is_empty() {
+            view! { <p class="small">{format!("Paper vs this run: {}'s counts match the paper's.", sc.id)}</p> }.into_any()
+        } else {
+            let items = diffs
+                .into_iter()
+                .map(|(what, paper, run, why)| {
+                    view! { <li data-testid="paper-diff">{format!("{what}: paper {paper}, this run {run}; {why}.")}</li> }
+                })
+                .collect_view();
+            view! {
+                <p class="small">{format!("Paper vs this run: where {}'s counts differ from the paper's (the run's totals):", sc.id)}</p>
+                <ul class="small paper-diffs">{items}</ul>
+            }
+            .into_any()
+        };
+        Some(view! { <div class="paper-note" data-testid="paper-note">{body}</div> })
     }
 }

@@ -55,13 +55,23 @@ pub fn Escalations() -> impl IntoView {
             "None so far."
         }
     };
+    let shr = move || page.replay.lane.get() == crate::lanes::Lane::Shr;
+    let note = super::shr_only(page, |lane| {
+        match lane {
+        crate::lanes::Lane::React => {
+            "The ReAct agent escalates nothing: it asks its LLM at every step (its trace, under the graph, counts them)."
+        }
+        _ => "The static workflow never asks an LLM: a failure it has no coded edge for is skipped.",
+    }
+    });
     view! {
         <section class="panel escalations">
             <h2>"Escalations"</h2>
-            <Show when=move || asked() == 0>
+            {note}
+            <Show when=move || shr() && asked() == 0>
                 <p class="small">{none}</p>
             </Show>
-            {items}
+            <Show when=shr>{items}</Show>
         </section>
     }
 }

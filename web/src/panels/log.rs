@@ -48,10 +48,18 @@ pub fn EventLog() -> impl IntoView {
             ol.set_scroll_top(li.offset_top() - ol.client_height() / 2);
         }
     });
+    let note = super::shr_only(page, |lane| match lane {
+        crate::lanes::Lane::React => {
+            "This is its event log; the ReAct agent's steps are listed under the graph."
+        }
+        _ => "This is its event log; the static workflow's steps are listed under the graph.",
+    });
+    let other = move || page.replay.lane.get() != crate::lanes::Lane::Shr;
     view! {
         <section class="panel log">
             <h2>"Event log (SHR run)"</h2>
-            <ol data-testid="events" node_ref=list>{lines}</ol>
+            {note}
+            <ol data-testid="events" node_ref=list class:hidden=other>{lines}</ol>
         </section>
     }
 }

@@ -14,7 +14,22 @@ pub use log::EventLog;
 pub use monitors::MonitorPanel;
 pub use route::RouteSummary;
 
+use leptos::prelude::*;
 use shr_core::event::{Event, EventKind};
+
+use crate::lanes::Lane;
+use crate::state::Page;
+
+/// What a panel that follows only SHR's run says while another executor is replayed: that it
+/// is SHR's, then `what` says what the replayed executor has instead.
+fn shr_only(page: Page, what: fn(Lane) -> &'static str) -> impl IntoView {
+    move || {
+        let lane = page.replay.lane.get();
+        (lane != Lane::Shr).then(|| {
+            view! { <p class="small shr-only" data-testid="shr-only">{format!("Self-Healing Router only. {}", what(lane))}</p> }
+        })
+    }
+}
 
 /// The run's events that have happened at a moment of `n` events.
 fn happened(events: &[Event], n: usize) -> &[Event] {

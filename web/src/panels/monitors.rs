@@ -106,15 +106,23 @@ pub fn MonitorPanel() -> impl IntoView {
             None => format!("no decision yet ({n} in the run)"),
         }
     };
+    let note = super::shr_only(page, |lane| match lane {
+        crate::lanes::Lane::React => {
+            "Its monitors compete at every decision; the ReAct agent has none: its LLM decides every step."
+        }
+        _ => "Its monitors compete at every decision; the static workflow has none: its steps are coded.",
+    });
+    let other = move || page.replay.lane.get() != crate::lanes::Lane::Shr;
     view! {
         <section class="panel monitors">
             <h2>"Monitors"</h2>
-            <div class="decision-nav">
+            {note}
+            <div class="decision-nav" class:hidden=other>
                 <button data-testid="decision-prev" aria-label="Previous decision" on:click=move |_| go(-1)>"◀"</button>
                 <span data-testid="decision">{position}</span>
                 <button data-testid="decision-next" aria-label="Next decision" on:click=move |_| go(1)>"▶"</button>
             </div>
-            <ul class="bars">{shown}</ul>
+            <ul class="bars" class:hidden=other>{shown}</ul>
         </section>
     }
 }
