@@ -11,8 +11,12 @@ import { gzipSync } from 'node:zlib';
 
 /** Bytes gzipped. On 2026-11-26: npm 278,719, page 520,696 (after one copy of the sort and error
  * places found from the text took 35 KB and 16 KB off); the rest is room for the drift of a
- * toolchain update. */
-export const BUDGET = { npm: 290_000, page: 545_000 };
+ * toolchain update. On 2026-11-27: npm 285,332 (leases, call ids, unknown outcomes: +6.6 KB),
+ * page 546,112: the page's every-step consistency (issue 45: each executor's own panels, figures
+ * computed from the run, failures drawn when learned) took 21 KB and the core's leases 4 KB. The
+ * page's budget rises to 550,000 for that; issue 48 replaces its size target with the time to
+ * the first drawn graph. */
+export const BUDGET = { npm: 290_000, page: 550_000 };
 
 /** Asserts that the module at `path`, gzipped, is within `budget` bytes. */
 export function assertWithinBudget(path, budget) {

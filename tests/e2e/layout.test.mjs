@@ -142,13 +142,15 @@ test('every scenario graph: no boxes overlap, no label overlaps a label or a box
   }
 });
 
-test('live weights ("1→4.5", "2→800" on half-open tools) fit their labels\' room', async () => {
+test('live weights ("1→∞" on failed tools) fit their labels\' room', async () => {
+  // Half-open tools weigh what healthy ones do now (they take the next run as a trial): the
+  // changed weights are those of the tools that failed.
   for (const width of [1280, 390]) {
-    const page = await open(env.browser, `${env.url}?scenario=S1&probe=stripe,email,razorpay,sms,crm`, { width, height: 800 });
+    const page = await open(env.browser, `${env.url}?scenario=S7`, { width, height: 800 });
     await laidOut(page);
     await end(page);
     const costs = await page.$$eval('[data-edge] .cost', (ts) => ts.map((t) => t.textContent));
-    assert.ok(costs.some((c) => /→\d/.test(c)), `some weights changed (${costs})`);
+    assert.ok(costs.some((c) => /→\d|∞/.test(c)), `some weights changed (${costs})`);
     const g = await page.evaluate(geometryProblems);
     assert.deepEqual(g.problems, [], `at ${width} px`);
     assert.deepEqual(page.errors, []);

@@ -111,7 +111,7 @@ fn Legend() -> impl IntoView {
             <li><span class="swatch healthy"></span>"healthy tool"</li>
             <li><span class="swatch unseen">"?"</span>"will fail: down in this run, but the router does not know yet, so it may plan through it"</li>
             <li><span class="swatch failed">"✕"</span>"failed: a call failed, so the router knows; its edges weigh ∞"</li>
-            <li><span class="swatch probing">"◐"</span>"half-open (probing, high weight)"</li>
+            <li><span class="swatch probing">"◐"</span>"half-open (on trial: the next run tries it)"</li>
             <li><span class="swatch route"></span>"the route the run took"</li>
             <li><span class="swatch planned"></span>"its plan from where it stands"</li>
             <li><span class="swatch ran">"✓"</span>"completed by the run so far"</li>

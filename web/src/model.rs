@@ -118,7 +118,8 @@ pub enum ToolState {
     Failed,
     /// Down in the world, but no call of the run has failed yet: the router does not know.
     Unseen,
-    /// Breaker half-open: a probe may go through, at a high but finite weight.
+    /// Breaker half-open: its trial slot is free, so it weighs what a healthy tool does and the
+    /// next run tries it (a success closes it).
     Probing,
     /// The target of a ToolMaze perturbation (it fails or lies, per its mode).
     Perturbed,
