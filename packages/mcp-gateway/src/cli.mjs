@@ -55,7 +55,8 @@ let fleet = null;
 if (gateway.config.fleet) {
   const { redisBus, joinFleet } = await import('../../fleet/src/index.mjs');
   const bus = await redisBus({ url: gateway.config.fleet.redis, namespace: gateway.config.fleet.namespace, onError: (e) => log(`fleet: ${e?.message ?? e}`) });
-  fleet = await joinFleet(gateway.router, bus);
+  // The fleet key (HMAC-SHA256 over every delta) comes from the environment, not the config file.
+  fleet = await joinFleet(gateway.router, bus, { key: process.env.SHR_FLEET_KEY });
 }
 const port = args.http;
 if (port === undefined) {
