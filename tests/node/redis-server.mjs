@@ -1,7 +1,8 @@
 // A real redis-server (Debian's, installed by scripts/setup) on a free loopback port with a temp
 // dir and no persistence, started and stopped by the test that needs it. Every wait has a timeout.
+// `conf` adds lines to its config file (e.g. `user` ACL lines, `requirepass`).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,13 +18,15 @@ export function freePort() {
   });
 }
 
-export async function startRedis({ port } = {}) {
+export async function startRedis({ port, conf = '' } = {}) {
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'shr-redis-'));
+  const confFile = join(dir, 'redis.conf');
+  writeFileSync(confFile, `${conf}\n`, { mode: 0o600 });
   let proc = null;
   const start = () =>
     new Promise((resolve, reject) => {
-      proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+      proc = spawn('redis-server', [confFile, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';

@@ -16,10 +16,11 @@ import { createClient } from 'redis';
 import { within, checkOptions, badOptions, positive, fn } from './order.mjs';
 
 // Stores the envelope (with the TTL it was stored for, so a reader can tell its age) and
-// publishes it, atomically.
+// publishes it, atomically. The channel is an argument, not a key: an ACL user's key patterns
+// need only cover `shr:<ns>:tool:*`.
 const STORE = `
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('PUBLISH', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[4], ARGV[1])
 return 1`;
 
 const OPTIONS = ['url', 'namespace', 'ttlMs', 'bufferLimit', 'timeoutMs', 'onError', 'username', 'password', 'tls'];
@@ -193,8 +194,8 @@ export async function redisBus(opts) {
     const stored = d.change === 'opened' || d.change === 'closed';
     const command = stored
       ? pub.eval(STORE, {
-        keys: [`${prefix}${d.tool}:${d.origin}`, channel],
-        arguments: [text, `{"ttl":${Math.round(ttlMs)},"env":${text}}`, String(Math.round(ttlMs))],
+        keys: [`${prefix}${d.tool}:${d.origin}`],
+        arguments: [text, `{"ttl":${Math.round(ttlMs)},"env":${text}}`, String(Math.round(ttlMs)), channel],
       })
       : pub.publish(channel, text);
     entry.sending = Promise.resolve(command).then(
