@@ -338,9 +338,23 @@ fn with_a_quorum_one_members_fault_stays_its_own() {
     for b in &books {
         assert_eq!(b.state(stripe), BreakerState::Open, "{}", b.origin());
     }
-    let after = now + 4 + COOLDOWN + 1;
-    let probes = books.iter_mut().filter_map(|b| b.admit(stripe, after, false).ok()).count();
-    assert_eq!(probes, 1);
+    let mut after = now + 4 + COOLDOWN + 1;
+    // The tool stays down: each cooldown the owner's probe fails and reopens it, long after the
+    // evidence that opened it ran out; the others keep out of its way, one probe a cooldown.
+    for _ in 0..4 {
+        let mut probes = Vec::new();
+        for (i, b) in books.iter_mut().enumerate() {
+            if let Ok(p) = b.admit(stripe, after, false) {
+                probes.push((i, p));
+            }
+        }
+        assert_eq!(probes.len(), 1, "one probe for the fleet at {after}");
+        for (i, p) in probes {
+            books[i].settle(p, Observation::Failure, after + 1);
+        }
+        gossip_lenient(&g, &mut books, after + 2);
+        after += COOLDOWN + 3;
+    }
 }
 
 /// Cooldowns travel as durations: a member whose clock is an hour behind opens the tool for a

@@ -452,9 +452,13 @@ impl HealthBook {
         // A duration from the sender's clock: from now on this one, never longer than a cooldown.
         let until = now.saturating_add(d.cooldown.unwrap_or(0).min(cooldown));
         let lease = cooldown.max(graph.node(v).probe_interval_ms().unwrap_or(0));
+        let in_use = self.tools.get(v).is_some_and(|t| t.breaker.state() == BreakerState::Closed);
         let slot = self.fleet.slot(v)?;
         slot.vote(&d.origin, d.version, now.saturating_add(window), now);
-        if quorum > 1 && slot.voters(now) < quorum {
+        // A tool already out of use here (open, or probing) stays so under the newer opening
+        // (the owner's probe failed: it keeps the probe); only taking a tool in use needs a
+        // quorum.
+        if quorum > 1 && in_use && slot.voters(now) < quorum {
             // Evidence only: too few members have seen the tool fail to take it from this one.
             self.fleet.stats.evidence += 1;
             return None;
