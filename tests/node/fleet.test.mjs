@@ -172,6 +172,14 @@ test('misspelt options, a bad namespace and the default origin are refused, nami
   await assert.rejects(redisBus({ namespace: 'pay*' }), bad(/no glob character/));
 });
 
+test('configureFleet takes the evidence settings, strictly', () => {
+  const r = new Router(refundGraph(), options('me'));
+  assert.deepEqual(r.configureFleet({ quorum: 3, windowMs: 1000 }), { quorum: 3, windowMs: 1000, maxSkewMs: 60_000 });
+  for (const bad of [{ quorum: 0 }, { quorum: -1 }, { quorum: 1.5 }, { windowMS: 5 }, { max_skew_ms: 5 }, 'x']) {
+    assert.throws(() => r.configureFleet(bad), (e) => e.code === 'bad_options', JSON.stringify(bad));
+  }
+});
+
 test('two members over BroadcastChannel share health', async () => {
   const a = new Router(refundGraph(), options('tab-a'));
   const b = new Router(refundGraph(), options('tab-b'));

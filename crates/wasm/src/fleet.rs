@@ -120,7 +120,7 @@ impl Router {
     #[wasm_bindgen(js_name = configureFleet, unchecked_return_type = "FleetConfig")]
     pub fn configure_fleet(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Partial<FleetConfig>")] config: &JsValue,
+        #[wasm_bindgen(unchecked_param_type = "FleetSettings")] config: &JsValue,
     ) -> Result<JsValue, JsValue> {
         let config: FleetConfig = from_js_camel(config, "config", "bad_options", &[])?;
         if config.quorum == 0 {

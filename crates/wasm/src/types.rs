@@ -199,6 +199,13 @@ export interface FleetStats {
   evidence: number;
 }
 
+/** What `configureFleet` takes: any of FleetConfig's settings (the others keep their defaults). */
+export interface FleetSettings {
+  quorum?: number;
+  windowMs?: number;
+  maxSkewMs?: number;
+}
+
 /** How a router weighs its fleet's news (`configureFleet`). */
 export interface FleetConfig {
   /** Distinct members whose evidence opens a tool here; 1 trusts every member alone. */

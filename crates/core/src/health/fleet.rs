@@ -278,6 +278,23 @@ impl HealthBook {
         self.push(v, Change::Failed, None, version, now);
     }
 
+    /// This member's own failure of `v` (its evidence now counts) completes a quorum with the
+    /// fleet's evidence: the breaker opens at once, as on the evidence of a peer's failure.
+    pub(super) fn quorum_trip(&mut self, v: NodeIx, now: Millis) -> Option<Transition> {
+        let quorum = self.fleet.config.quorum;
+        let voters = self.fleet.slots.get(v).map_or(0, |s| s.voters(now));
+        if quorum <= 1 || voters < quorum {
+            return None;
+        }
+        let t = self.tools.get_mut(v)?;
+        if t.breaker.state() != BreakerState::Closed {
+            return None;
+        }
+        let change = t.breaker.trip(now);
+        self.watch(v, now);
+        change
+    }
+
     fn push(&mut self, v: NodeIx, change: Change, until: Option<Millis>, version: u64, now: Millis) {
         if self.fleet.outbox.len() == OUTBOX {
             self.fleet.outbox.pop_front();
