@@ -299,6 +299,12 @@ fn replayed_failures_are_refused_and_one_member_counts_once_per_window() {
     assert_eq!(b.state(stripe), BreakerState::Closed, "one member's failures counted once");
     assert_eq!(b.fleet_stats().applied, 10);
     assert_eq!(b.fleet_stats().rejected, 10);
+    // An `opened` kept as evidence only (a quorum of 2, one member) is heard: its replay too.
+    let mut q = with_quorum(member(&g, "q"), 2);
+    let sick = opened("sick", NOW * TICKS_PER_MS, COOLDOWN);
+    assert_eq!(q.apply_delta(&g, &sick, NOW), Ok(None));
+    assert_eq!(q.apply_delta(&g, &sick, NOW + 5 * COOLDOWN), Err(Rejection::Replayed));
+    assert_eq!(q.state(stripe), BreakerState::Closed);
     // Three members, once each: the default breaker's three consecutive failures.
     for peer in ["p1", "p2"] {
         b.apply_delta(&g, &failed(peer, NOW * TICKS_PER_MS + 20), NOW + 20).unwrap();

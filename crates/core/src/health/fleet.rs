@@ -102,7 +102,7 @@ pub enum Rejection {
     BadChange,
     /// The version's clock runs ahead of this member's by more than the allowed skew.
     Ahead,
-    /// A `failed` observation already heard (the same origin and version, or an older one).
+    /// A delta already heard (the same origin and version, or an older one from that origin).
     Replayed,
 }
 
@@ -416,6 +416,11 @@ impl HealthBook {
         };
         self.fleet.clock = self.fleet.clock.max(d.version);
         self.fleet.stats.applied += 1;
+        if d.change != Change::Closed {
+            if let Some(s) = self.fleet.slot(v) {
+                s.hear(&d.origin, d.version);
+            }
+        }
         match d.change {
             Change::Failed => Ok(self.apply_failed(v, d, now)),
             Change::Opened => Ok(self.apply_opened(graph, v, d, now)),
@@ -427,7 +432,6 @@ impl HealthBook {
         let window = self.window(v);
         let quorum = self.fleet.config.quorum;
         let slot = self.fleet.slot(v)?;
-        slot.hear_failed(&d.origin, d.version);
         let fresh = slot.vote(&d.origin, d.version, now.saturating_add(window), now);
         let voters = slot.voters(now);
         let t = self.tools.get_mut(v)?;
@@ -538,15 +542,18 @@ impl HealthBook {
             if known.is_some_and(|k| k.change == Change::Closed && d.version < k.version) {
                 return Err(Rejection::StaleVersion);
             }
-            if self.fleet.slots.get(v).is_some_and(|s| s.heard_failed(&d.origin, d.version)) {
-                return Err(Rejection::Replayed);
-            }
-            return Ok(v);
-        }
-        if let Some(k) = known {
+        } else if let Some(k) = known {
             if (d.version, d.origin.as_str()) <= (k.version, k.origin.as_str()) {
                 return Err(Rejection::StaleVersion);
             }
+        }
+        // Evidence (`failed`, `opened`) from one member only grows in version: one not above the
+        // last heard from it is a replay (an `opened` kept as evidence only is not `known`, but
+        // is heard). Out of order it is older news of that member, whose later evidence
+        // counted. `closed` is ordered by `known` alone: members must converge on it.
+        let evidence = d.change != Change::Closed;
+        if evidence && self.fleet.slots.get(v).is_some_and(|s| s.heard_before(&d.origin, d.version)) {
+            return Err(Rejection::Replayed);
         }
         Ok(v)
     }

@@ -10,8 +10,8 @@ use crate::Millis;
 /// Members whose evidence against one tool is remembered at once; past it the vote that runs
 /// out first goes.
 pub const MAX_VOTERS: usize = 64;
-/// Members whose last `failed` version is remembered per tool (replays are refused); past it the
-/// oldest goes.
+/// Members whose last version is remembered per tool (replays are refused); past it the oldest
+/// goes.
 pub const MAX_HEARD: usize = 256;
 
 /// One member's evidence against a tool.
@@ -33,7 +33,7 @@ pub(super) struct Slot {
     votes: Vec<Vote>,
     /// Until when this member's own failures count as evidence.
     pub(super) own_until: Millis,
-    /// The last `failed` version heard from each origin.
+    /// The last version heard from each origin.
     heard: Vec<(String, u64)>,
 }
 
@@ -74,12 +74,12 @@ impl Slot {
         self.own_until = 0;
     }
 
-    /// Whether a `failed` of `origin` at `version` was heard already (or a later one).
-    pub(super) fn heard_failed(&self, origin: &str, version: u64) -> bool {
+    /// Whether a delta of `origin` at `version` was heard already (or a later one).
+    pub(super) fn heard_before(&self, origin: &str, version: u64) -> bool {
         self.heard.iter().any(|(o, v)| o == origin && version <= *v)
     }
 
-    pub(super) fn hear_failed(&mut self, origin: &str, version: u64) {
+    pub(super) fn hear(&mut self, origin: &str, version: u64) {
         if let Some((_, v)) = self.heard.iter_mut().find(|(o, _)| o == origin) {
             *v = (*v).max(version);
             return;
