@@ -79,6 +79,13 @@ test('an ACL user shares health in its namespace; a wrong password or namespace 
   await assert.rejects(redisBus({ url: redis.url, namespace: NS, timeoutMs: 1000 }), refusedWith(/NOAUTH|WRONGPASS|NOPERM/));
   // The pay user may not touch the newsletter's channel.
   await assert.rejects(redisBus({ url: redis.url, namespace: 'news', username: 'pay', password: 'pay-pw-0123456789', timeoutMs: 1000 }), refusedWith(/NOPERM/));
+  // A user that may subscribe but not read the stored view: joining says so.
+  const c = await admin();
+  await c.sendCommand(['ACL', 'SETUSER', 'blind', 'on', '>blind-pw-0123456789', 'resetkeys', '~shr:pay:tool:*', 'resetchannels', '&shr:pay:deltas', '-@all', '+subscribe', '+publish', '+ping', '+client|setname']);
+  await c.close();
+  const bus = await redisBus({ url: redis.url, namespace: NS, username: 'blind', password: 'blind-pw-0123456789', timeoutMs: 1000 });
+  await assert.rejects(joinFleet(new Router(refundGraph(), { origin: 'blind' }), bus, { key: KEY }), refusedWith(/NOPERM/));
+  await bus.close();
   await Promise.all([a, b, late].map((m) => m.close()));
 });
 

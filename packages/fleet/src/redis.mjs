@@ -325,10 +325,13 @@ export async function redisBus(opts) {
       handlers.add(handler);
       return () => handlers.delete(handler);
     },
+    /** The stored view; [] while Redis is away. Rejects with `redis_refused` when the ACL
+     * does not allow reading it (a misconfiguration, said at once). */
     async snapshot() {
       if (!pub.isReady) return [];
       return within(timeoutMs, 'redis snapshot', readKeys()).catch((e) => {
         report(e);
+        if (REFUSED.test(String(e?.message ?? ''))) throw refused(e, namespace);
         return [];
       });
     },
