@@ -55,10 +55,11 @@ export async function joinFleet(router, bus, opts) {
   if (bus.namespace !== undefined && opts?.namespace !== undefined && opts.namespace !== bus.namespace) {
     throw badOptions(`${where}: \`namespace\` ${JSON.stringify(opts.namespace)} is not the bus's (${JSON.stringify(bus.namespace)})`);
   }
-  router.configureFleet({ quorum, windowMs, maxSkewMs });
   const probe = await sealer(where, { key: opts?.key, previousKey: opts?.previousKey, namespace, graph: '', crypto: opts?.crypto });
   const graph = await fingerprint(router, probe.sha256);
   const seal = await sealer(where, { key: opts.key, previousKey: opts.previousKey, namespace, graph, crypto: opts.crypto });
+  // Every option checked: only now is the router changed.
+  router.configureFleet({ quorum, windowMs, maxSkewMs });
   const stats = { published: 0, applied: 0, rejected: 0, rejectedBy: {}, previousKey: 0 };
   const rejections = [];
   const judge = (message, opened) => {
