@@ -24,7 +24,9 @@ const KEY = 'attack-demo-fleet-key-0123456789';
 const ADMIN = 'attack-demo-admin-pw';
 const graph = {
   name: 'refund',
-  nodes: [{ id: 'start', tool: false }, { id: 'crm' }, { id: 'stripe' }, { id: 'razorpay' }, { id: 'email' }, { id: 'done', tool: false }],
+  // A declared latency baseline: a call slowed by a loaded machine does not weigh stripe above
+  // razorpay (the live weights' call, not the fleet's, and not what this measures).
+  nodes: [{ id: 'start', tool: false }, ...['crm', 'stripe', 'razorpay', 'email'].map((id) => ({ id, baseline_latency_ms: 500 })), { id: 'done', tool: false }],
   edges: [{ from: 'start', to: 'crm' }, { from: 'crm', to: 'stripe' }, { from: 'crm', to: 'razorpay', cost: 2 },
     { from: 'stripe', to: 'email' }, { from: 'razorpay', to: 'email' }, { from: 'email', to: 'done', cost: 0 }],
   start: 'start', goal: 'done',

@@ -39,7 +39,11 @@ after(async () => { await redis?.stop(); });
 
 const ok = async () => ({ ok: true });
 async function member(name, { ns = NS, user = 'pay', password = 'pay-pw-0123456789', key = KEY, quorum = 2, stripe = ok } = {}) {
-  const router = new Router(refundGraph(), { origin: name, config: { breaker: { cooldownMs: 60_000 } } });
+  // A declared latency baseline: a call slowed by a loaded machine must not weigh stripe above
+  // razorpay (that would be the live weights' call, not the fleet's).
+  const graph = refundGraph();
+  graph.nodes = graph.nodes.map((n) => (n.tool === false ? n : { ...n, baseline_latency_ms: 500 }));
+  const router = new Router(graph, { origin: name, config: { breaker: { cooldownMs: 60_000 } } });
   const bus = await redisBus({ url: redis.url, namespace: ns, username: user, password, timeoutMs: 1000 });
   const fleet = await joinFleet(router, bus, { key, quorum, flushMs: 2 });
   const calls = { stripe: 0, runs: 0 };
@@ -129,7 +133,7 @@ test('attacks with Redis access and no key: none applied, the fleet keeps callin
   const others = [...ms.slice(1), late];
   const stripeCalls = others.reduce((n, m) => n + m.calls.stripe, 0);
   const runs = others.reduce((n, m) => n + m.calls.runs, 0);
-  console.log(`# attacks over Redis: ${sent} messages + 3 forged keys; m1 refused ${JSON.stringify(refused)}, applied ${ms[1].fleet.stats.applied} (m0's real failure); late refused ${JSON.stringify(late.fleet.stats.rejectedBy)}; calls to stripe during the attack ${stripeCalls} of ${runs} runs`);
+  console.log(`# attacks over Redis: ${sent} messages + 3 forged keys; m1 refused ${JSON.stringify(refused)}, applied ${ms[1].fleet.stats.applied} (m0's real failure); late refused ${JSON.stringify(late.fleet.stats.rejectedBy)}; calls to stripe during the attack ${stripeCalls} of ${runs} runs (${others.map((m) => `${m.name} ${m.calls.stripe}/${m.calls.runs} ${m.router.health("stripe").state}`).join(", ")})`);
   assert.equal(refused.replayed, 10);
   assert.equal(ms[1].fleet.stats.applied, 1);
   assert.equal(late.fleet.stats.applied, 0);
@@ -182,4 +186,33 @@ test('one member whose network refuses stripe: the three healthy members keep ca
   for (const s of share) assert.ok(s >= 0.95, String(share));
   assert.ok(ms[0].calls.stripe < ms[0].calls.runs / 2);
   await Promise.all(ms.map((m) => m.close()));
+});
+
+test('rediss://: TLS options reach the client; without the CA the member routes alone and says why', async (t) => {
+  let server;
+  try {
+    server = await startRedis({ tls: true, conf: `user default on >${ADMIN} ~* &* +@all` });
+  } catch (e) {
+    t.skip(`no TLS redis-server or openssl here: ${e.message}`);
+    return;
+  }
+  try {
+    const mk = async (name, tls, errors = []) => {
+      const router = new Router(refundGraph(), { origin: name });
+      const bus = await redisBus({ url: server.tlsUrl, namespace: NS, password: ADMIN, tls, timeoutMs: 1000, onError: (e) => errors.push(e.message) });
+      const fleet = await joinFleet(router, bus, { key: KEY, quorum: 1, flushMs: 2 });
+      return { router, bus, fleet, errors, close: () => fleet.close().then(() => bus.close()) };
+    };
+    const a = await mk('a', { ca: server.ca });
+    const b = await mk('b', { ca: server.ca, servername: '127.0.0.1' });
+    assert.ok(a.bus.connected && b.bus.connected);
+    a.router.markDown('stripe');
+    await until('b to hear over TLS', () => b.router.health('stripe').state === 'open');
+    const blind = await mk('c', {});
+    assert.equal(blind.bus.connected, false);
+    assert.match(blind.errors.join('\n'), /self.signed|certificate/);
+    await Promise.all([a, b, blind].map((m) => m.close()));
+  } finally {
+    await server.stop();
+  }
 });
