@@ -51,18 +51,21 @@ const tools = Object.fromEntries(['crm', 'stripe', 'razorpay', 'email'].map((t) 
 let fleet = null;
 let bus = null;
 // Every delta this agent handed to the bus and every one it heard (for the parent to check that
-// what was sent reached every agent): `origin|tool|change|version|at`, with the wall clock.
-const key = (d) => `${d.origin}|${d.tool}|${d.change}|${d.version}|${d.at}`;
+// what was sent reached every agent): `origin|tool|change|version`, with the wall clock.
+const key = (d) => `${d.origin}|${d.tool}|${d.change}|${d.version}`;
 const sent = [];
 const heard = [];
 if (redisUrl !== 'none') {
   bus = await redisBus({ url: redisUrl, namespace: arg('namespace', 'example'), timeoutMs: 1000 });
   fleet = await joinFleet(router, bus, {
+    // Every delta is signed with the fleet key; the example's, unless the environment gives one.
+    key: process.env.SHR_FLEET_KEY ?? 'example-fleet-key-change-me-0123',
     flushMs: 2,
     onPublish: (deltas) => deltas.forEach((d) => sent.push([key(d), Date.now()])),
     onDelta: (message) => {
       try {
-        heard.push(key(typeof message === 'string' ? JSON.parse(message) : message));
+        const m = typeof message === 'string' ? JSON.parse(message) : message;
+        heard.push(key(m.delta ?? m));
       } catch {
         // Not a delta: nothing to match.
       }

@@ -4,9 +4,10 @@
 //
 // Each message is a valid delta with one defect: an unknown tool, a bad origin (empty, too
 // long, the receiver's own), a bad version (0 for a breaker change, negative, fractional,
-// beyond 2^53 - 1, a string), a change that does not match `until`, an unknown change, an extra
-// or missing field, a bad time; or not a delta at all: truncated JSON, JSON of another shape,
-// random text, a message over the size limit.
+// beyond 2^53 - 1, a string), a change that does not match `cooldown`, an unknown change, an
+// extra or missing field, a bad cooldown; or not a delta at all: truncated JSON, JSON of another
+// shape, random text, a message over the size limit. Over a fleet they travel bare (refused
+// unsigned) or, in tests of what a key holder could send, signed.
 
 /** `n` hostile messages for a receiver named `victim` of a graph with `tools`. */
 export function hostileMessages({ n = 500, seed = 7, victim, tools = ['stripe'], asText = false }) {
@@ -19,8 +20,8 @@ export function hostileMessages({ n = 500, seed = 7, victim, tools = ['stripe'],
   const word = (len) => Array.from({ length: len }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
   const base = () => {
     const change = pick(['opened', 'closed', 'failed']);
-    const d = { tool: pick(tools), change, version: 1 + Math.floor(rand() * 5), origin: `peer-${word(3)}`, at: Math.floor(rand() * 1e6) };
-    if (change === 'opened') d.until = d.at + 1 + Math.floor(rand() * 1e5);
+    const d = { tool: pick(tools), change, version: 1 + Math.floor(rand() * 5), origin: `peer-${word(3)}` };
+    if (change === 'opened') d.cooldown = 1 + Math.floor(rand() * 1e5);
     return d;
   };
   const defects = [
@@ -30,19 +31,19 @@ export function hostileMessages({ n = 500, seed = 7, victim, tools = ['stripe'],
     (d) => ({ ...d, change: pick(['opened', 'closed']), version: 0 }),
     (d) => ({ ...d, version: pick([-1, 1.5, 2 ** 53, '3', null, true]) }),
     (d) => {
-      // `opened` without `until`, or `closed`/`failed` with one.
-      const { until, ...rest } = d;
-      return d.change === 'opened' ? rest : { ...rest, until: 1 + Math.floor(rand() * 1e6) };
+      // `opened` without `cooldown`, or `closed`/`failed` with one.
+      const { cooldown, ...rest } = d;
+      return d.change === 'opened' ? rest : { ...rest, cooldown: 1 + Math.floor(rand() * 1e6) };
     },
     (d) => ({ ...d, change: pick(['up', 'down', 'OPENED', '', 'half_open']) }),
     (d) => ({ ...d, [pick(['extra', 'state', 'Tool', '__proto__x'])]: 1 }),
     (d) => {
       const copy = { ...d };
-      delete copy[pick(['tool', 'change', 'version', 'origin', 'at'])];
+      delete copy[pick(['tool', 'change', 'version', 'origin'])];
       return copy;
     },
-    (d) => ({ ...d, at: pick([-1, 'now', 1.25, null]) }),
-    (d) => (d.change === 'opened' ? { ...d, until: pick([-5, 'soon', 2.5]) } : { ...d, tool: `x-${word(4)}` }),
+    (d) => ({ ...d, version: pick([2 ** 53 - 1, 2 ** 52 + 3]), change: 'closed', cooldown: undefined }),
+    (d) => (d.change === 'opened' ? { ...d, cooldown: pick([-5, 'soon', 2.5]) } : { ...d, tool: `x-${word(4)}` }),
     (d) => JSON.stringify(d).slice(0, Math.floor(rand() * JSON.stringify(d).length)),
     () => pick([null, 42, true, [], 'not json', '', '{}', '[1,2]', '"stripe"']),
     () => word(1 + Math.floor(rand() * 60)),
@@ -55,8 +56,8 @@ export function hostileMessages({ n = 500, seed = 7, victim, tools = ['stripe'],
     // The version-0 defect keeps `until` consistent with the change it sets: one defect only.
     if (m && typeof m === 'object' && !Array.isArray(m) && m.version === 0) {
       m = { ...m };
-      if (m.change === 'opened') m.until = m.at + 1;
-      else delete m.until;
+      if (m.change === 'opened') m.cooldown = 1;
+      else delete m.cooldown;
     }
     out.push(asText && typeof m !== 'string' ? JSON.stringify(m) ?? 'undefined' : m);
   }

@@ -9,6 +9,9 @@ import { Router, refundGraph } from './helpers.mjs';
 import { startRedis, freePort } from './redis-server.mjs';
 import { redisBus, joinFleet } from '../../packages/fleet/src/index.mjs';
 import { hostileMessages } from '../../examples/fleet/hostile.mjs';
+import { sealer } from '../../packages/fleet/src/sign.mjs';
+
+const KEY = 'redis-test-fleet-key-0123456789';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(what, ok, ms = 5000) {
@@ -25,24 +28,27 @@ after(async () => { await redis?.stop(); });
 
 /** A member that records every delta it hands to the bus (`sent`, with whether Redis was
  * reachable) and every message it receives (`heard`, with the verdict). */
-async function member(name, url, namespace, { timeoutMs = 1000, cooldownMs = 60_000 } = {}) {
+async function member(name, url, namespace, { timeoutMs = 1000, cooldownMs = 60_000, quorum = 1, busOpts = {} } = {}) {
   const router = new Router(refundGraph(), { origin: name, config: { breaker: { cooldownMs } } });
-  const bus = await redisBus({ url, namespace, timeoutMs });
+  const bus = await redisBus({ url, namespace, timeoutMs, ...busOpts });
   const sent = [];
   const heard = [];
   const fleet = await joinFleet(router, bus, {
+    key: KEY,
+    quorum,
     flushMs: 2,
     onPublish: (deltas) => deltas.forEach((d) => sent.push({ delta: d, up: bus.connected, at: Date.now() })),
     onDelta: (message, verdict) => {
       let delta = message;
       try { delta = typeof message === 'string' ? JSON.parse(message) : message; } catch { /* junk */ }
+      delta = delta?.delta ?? delta;
       heard.push({ delta, code: verdict.applied ? 'applied' : verdict.code });
     },
   });
   return { name, router, bus, fleet, sent, heard, close: () => fleet.close().then(() => bus.close()) };
 }
 
-const key = (d) => `${d.origin}|${d.tool}|${d.change}|${d.version}|${d.at}|${d.until ?? ''}`;
+const key = (d) => `${d.origin}|${d.tool}|${d.change}|${d.version}`;
 const stored = (d) => d.change === 'opened' || d.change === 'closed';
 const later = (a, b) => a.version > b.version || (a.version === b.version && a.origin > b.origin);
 
@@ -97,20 +103,21 @@ test('members on one Redis share health, and a late member starts from the store
   await Promise.all([...ms, late, other].map((m) => m.close()));
 });
 
-test('failed observations at one version all go out, publishes at once lose none, a stale change is counted as such', async () => {
+test('failed observations all go out, publishes at once lose none, a repeated change is refused by the receiver', async () => {
   const ns = `count-${process.pid}`;
   const [a, b] = await Promise.all(['a', 'b'].map((n) => member(n, redis.url, ns)));
-  // Twelve failures seen at the same version (a failed observation keeps its sender's
-  // version), and an opened change sent twice, all published at once.
-  const at = Date.now();
-  const failed = Array.from({ length: 12 }, (_, i) => ({ tool: 'sms', change: 'failed', version: 0, origin: 'a', at: at + i }));
-  const opened = { tool: 'crm', change: 'opened', until: at + 60_000, version: 1, origin: 'a', at };
+  // Twelve failures and an opened change sent twice, all published at once (signed as a's
+  // fleet would sign them).
+  const seal = await sealer('t', { key: KEY, namespace: ns, graph: a.fleet.graph });
+  const v0 = Date.now() * 1024;
+  const failed = Array.from({ length: 12 }, (_, i) => seal.seal({ tool: 'sms', change: 'failed', version: v0 + i, origin: 'a' }));
+  const opened = seal.seal({ tool: 'crm', change: 'opened', cooldown: 60_000, version: v0 + 20, origin: 'a' });
   await Promise.all([...failed, opened, opened].map((d) => a.bus.publish(d)));
-  await until('b to hear them', () => b.heard.length >= 13);
+  await until('b to hear them', () => b.heard.length >= 14);
   await sleep(50);
   assert.equal(b.heard.filter((h) => h.delta.change === 'failed').length, 12);
-  assert.deepEqual(b.heard.filter((h) => h.delta.tool === 'crm').map((h) => h.code), ['applied']);
-  assert.deepEqual([a.bus.stats.published, a.bus.stats.stale, a.bus.pending], [13, 1, 0]);
+  assert.deepEqual(b.heard.filter((h) => h.delta.tool === 'crm').map((h) => h.code), ['applied', 'stale_version']);
+  assert.deepEqual([a.bus.stats.published, a.bus.pending], [14, 0]);
   await Promise.all([a.close(), b.close()]);
 });
 
@@ -197,7 +204,7 @@ test('Redis killed mid-run and restarted: no crash, every task settles, every ch
     assert.equal(m.router.health('sms').state, 'closed', `${m.name}: sms`);
     assert.equal(m.router.health('stripe').state, 'open', `${m.name}: stripe`);
     assert.equal(m.bus.stats.dropped, 0);
-    assert.ok(m.bus.stats.published + m.bus.stats.stale === m.sent.length, `${m.name}: ${JSON.stringify(m.bus.stats)} vs ${m.sent.length} sent`);
+    assert.ok(m.bus.stats.published === m.sent.length, `${m.name}: ${JSON.stringify(m.bus.stats)} vs ${m.sent.length} sent`);
   }
   await Promise.all(ms.map((m) => m.close()));
   await server.stop();
@@ -212,11 +219,11 @@ test('a subscription cut alone: what was published meanwhile is read back when i
   // In one pipeline, so Redis runs them back to back: cut every subscribed connection (a's
   // publishing one stays up), then store and publish another member's change, as its bus
   // would. a cannot hear the message live: it must read the key back once it resubscribes.
-  const delta = { tool: 'crm', change: 'opened', until: Date.now() + 60_000, version: 1, origin: 'b', at: Date.now() };
-  const text = JSON.stringify(delta);
+  const seal = await sealer('t', { key: KEY, namespace: ns, graph: a.fleet.graph });
+  const text = JSON.stringify(seal.seal({ tool: 'crm', change: 'opened', cooldown: 60_000, version: Date.now() * 1024, origin: 'b' }));
   const [killed] = await Promise.all([
     raw.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']),
-    raw.sendCommand(['SET', `shr:${ns}:tool:crm`, text, 'PX', '60000']),
+    raw.sendCommand(['SET', `shr:${ns}:tool:crm:b`, `{"ttl":60000,"env":${text}}`, 'PX', '60000']),
     raw.sendCommand(['PUBLISH', `shr:${ns}:deltas`, text]),
   ]);
   assert.ok(killed >= 1);
@@ -285,7 +292,7 @@ test('Redis slower than the command timeout: sends time out, stay queued, and ev
   console.log(`# slower than the timeout: every delta in ${ms.toFixed(0)} ms; ${JSON.stringify(r.stored)} ${JSON.stringify(r.failed)}; a: ${JSON.stringify(a.bus.stats)}`);
   assert.ok(a.bus.stats.timeouts >= 1, 'the timeout path ran');
   assert.equal(r.failed.duplicated, 0, 'a send that timed out is not sent again');
-  assert.equal(a.bus.stats.published + a.bus.stats.stale, a.sent.length);
+  assert.equal(a.bus.stats.published, a.sent.length);
   assert.equal(a.bus.stats.dropped, 0);
   assert.equal(b.router.health('sms').state, 'open');
   assert.equal(b.router.health('email').state, 'closed');
@@ -297,7 +304,7 @@ test('hostile messages published to the channel are all refused with a code, non
   const raw = createClient({ url: redis.url });
   raw.on('error', () => {});
   await raw.connect();
-  const junk = ['', 'null', '{', '[]', '{"tool":"stripe"}', 'x'.repeat(100_000), '{"tool":"stripe","change":"closed","version":1,"origin":"victim","at":0}',
+  const junk = ['', 'null', '{', '[]', '{"tool":"stripe"}', 'x'.repeat(100_000), '{"tool":"stripe","change":"closed","version":1,"origin":"victim"}',
     ...hostileMessages({ n: 400, seed: 11, victim: 'victim', tools: ['crm', 'stripe', 'razorpay', 'email', 'sms'], asText: true })];
   for (const j of junk) await raw.publish(`shr:${ns}:deltas`, j);
   await until('every message to be judged', () => m.fleet.stats.applied + m.fleet.stats.rejected >= junk.length);

@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { Router, refundGraph } from './helpers.mjs';
 import { memoryHub, joinFleet, startProbes, broadcastBus, redisBus } from '../../packages/fleet/src/index.mjs';
 import { hostileMessages } from '../../examples/fleet/hostile.mjs';
+import { sealer } from '../../packages/fleet/src/sign.mjs';
+
+const KEY = 'test-fleet-key-0123456789abcdef';
 
 const COOLDOWN = 200;
 const options = (origin) => ({ origin, config: { breaker: { cooldownMs: COOLDOWN } } });
@@ -35,7 +38,7 @@ async function serve({ agents, share, tasks = 6, stagger = 7, hub = memoryHub() 
   const graph = refundGraph();
   graph.nodes = graph.nodes.map((n) => (n.id === 'stripe' ? { ...n, probe: { interval_ms: 20 } } : n));
   const routers = Array.from({ length: agents }, (_, i) => new Router(graph, options(`agent-${i}`)));
-  const fleets = share ? await Promise.all(routers.map((r) => joinFleet(r, hub.bus(), { flushMs: 2 }))) : [];
+  const fleets = share ? await Promise.all(routers.map((r) => joinFleet(r, hub.bus(), { flushMs: 2, key: KEY }))) : [];
   const outcomes = [];
   await Promise.all(
     routers.map(async (r, i) => {
@@ -64,7 +67,8 @@ test('with sharing the fleet stops calling a failing tool after about one thresh
     // A threshold, plus calls that left before the news arrived (a few, whatever N).
     assert.ok(shared.calls.stripe <= threshold + 6, `shared: ${shared.calls.stripe}`);
     assert.ok(shared.outcomes.every((s) => s === 'completed'), shared.outcomes.join());
-    for (const r of shared.routers) assert.equal(r.health('stripe').state, 'open');
+    // Open, or (the first to open, whose own cooldown started first) probing: never in use.
+    for (const r of shared.routers) assert.notEqual(r.health('stripe').state, 'closed');
   }
 });
 
@@ -86,11 +90,12 @@ test('after the tool recovers the fleet sends one probe and every member routes 
 test('a member that joins late starts from the fleet view', async () => {
   const hub = memoryHub();
   const a = new Router(refundGraph(), options('a'));
-  const fa = await joinFleet(a, hub.bus());
+  // quorum 1: every member trusted alone (the default, 2, needs two members' evidence).
+  const fa = await joinFleet(a, hub.bus(), { key: KEY, quorum: 1 });
   a.markDown('stripe');
   await fa.flush();
   const b = new Router(refundGraph(), options('b'));
-  const fb = await joinFleet(b, hub.bus());
+  const fb = await joinFleet(b, hub.bus(), { key: KEY, quorum: 1 });
   assert.equal(b.health('stripe').state, 'open');
   assert.ok(!b.route().path.includes('stripe'));
   await Promise.all([fa.close(), fb.close()]);
@@ -99,26 +104,34 @@ test('a member that joins late starts from the fleet view', async () => {
 test('hostile messages on the bus are refused with a code, none applied, and nothing crashes', async () => {
   const hub = memoryHub();
   const r = new Router(refundGraph(), options('me'));
-  const f = await joinFleet(r, hub.bus());
-  // Only invalid messages, whatever the receiver knows: every one must be refused.
+  const f = await joinFleet(r, hub.bus(), { key: KEY });
+  // Only invalid messages, whatever the receiver knows: every one must be refused. Sent bare
+  // (as anyone on the bus could), then signed with the key (as a broken member would).
   const junk = [
-    null, 42, 'not json', '{"tool":"stripe"}', [], { tool: 'stripe', change: 'opened', version: 1, origin: 'x', at: 0 },
-    { tool: 'nope', change: 'closed', version: 1, origin: 'x', at: 0 },
-    { tool: 'stripe', change: 'closed', version: 0, origin: 'x', at: 0 },
-    { tool: 'stripe', change: 'closed', version: 1, origin: 'me', at: 0 },
-    { tool: 'stripe', change: 'closed', version: 1.5, origin: 'x', at: 0 },
-    { tool: 'stripe', change: 'closed', version: 1, origin: 'x', at: 0, extra: 1 },
-    'x'.repeat(10_000), { tool: 'stripe', change: 'opened', until: -1, version: 1, origin: 'x', at: 0 },
+    null, 42, 'not json', '{"tool":"stripe"}', [], { tool: 'stripe', change: 'opened', version: 1, origin: 'x' },
+    { tool: 'nope', change: 'closed', version: 1, origin: 'x' },
+    { tool: 'stripe', change: 'closed', version: 0, origin: 'x' },
+    { tool: 'stripe', change: 'closed', version: 1, origin: 'me' },
+    { tool: 'stripe', change: 'closed', version: 1.5, origin: 'x' },
+    { tool: 'stripe', change: 'closed', version: 2 ** 53 - 1, origin: 'x' },
+    'x'.repeat(10_000), { tool: 'stripe', change: 'opened', cooldown: -1, version: 1, origin: 'x' },
     ...hostileMessages({ n: 500, seed: 7, victim: 'me', tools: ['crm', 'stripe', 'razorpay', 'email', 'sms'] }),
   ];
+  const seal = await sealer('test', { key: KEY, namespace: f.namespace, graph: f.graph });
+  const plain = (m) => m && typeof m === 'object' && !Array.isArray(m) && !Object.keys(m).some((k) => !['tool', 'change', 'cooldown', 'version', 'origin'].includes(k));
+  const signed = junk.filter(plain).map((m) => seal.seal(m));
   const before = JSON.stringify(r.route());
   for (const m of junk) hub.inject(m);
   await sleep(5);
-  console.log(`# hostile: ${junk.length} messages, ${f.stats.rejected} refused ${JSON.stringify(f.stats.rejectedBy)}, ${f.stats.applied} applied`);
+  const bare = { ...f.stats.rejectedBy };
+  for (const m of signed) hub.inject(m);
+  await sleep(5);
+  console.log(`# hostile: ${junk.length} bare messages refused ${JSON.stringify(bare)}; ${signed.length} signed by a key holder, refused ${JSON.stringify(f.stats.rejectedBy)}; ${f.stats.applied} applied`);
   assert.equal(f.stats.applied, 0, JSON.stringify(r.healthSnapshot()));
-  assert.equal(f.stats.rejected, junk.length);
+  assert.equal(f.stats.rejected, junk.length + signed.length);
+  assert.equal((bare.unsigned ?? 0) + (bare.malformed ?? 0) + (bare.too_large ?? 0), junk.length, JSON.stringify(bare));
   // Every kind of refusal is met, each with a stable code.
-  for (const code of ['bad_delta', 'too_large', 'bad_origin', 'unknown_tool', 'bad_version', 'bad_change']) {
+  for (const code of ['unsigned', 'malformed', 'too_large', 'bad_delta', 'bad_origin', 'unknown_tool', 'bad_version', 'bad_change', 'ahead']) {
     assert.ok(f.stats.rejectedBy[code] > 0, `no ${code}: ${JSON.stringify(f.stats.rejectedBy)}`);
   }
   for (const v of f.rejections) assert.match(v.code, /^[a-z_]+$/);
@@ -132,20 +145,39 @@ test('misspelt options, a bad namespace and the default origin are refused, nami
   const r = new Router(refundGraph(), options('me'));
   const bad = (re) => (e) => e.code === 'bad_options' && re.test(e.message);
   await assert.rejects(joinFleet(r, hub.bus(), { flushMS: 2 }), bad(/unknown option `flushMS`/));
-  await assert.rejects(joinFleet(r, hub.bus(), { flushMs: -1 }), bad(/`flushMs`/));
-  await assert.rejects(joinFleet(r, hub.bus(), { onDelta: 'x' }), bad(/`onDelta`/));
+  await assert.rejects(joinFleet(r, hub.bus(), { flushMs: -1, key: KEY }), bad(/`flushMs`/));
+  await assert.rejects(joinFleet(r, hub.bus(), { onDelta: 'x', key: KEY }), bad(/`onDelta`/));
+  await assert.rejects(joinFleet(r, hub.bus(), { quorum: 0, key: KEY }), bad(/`quorum`/));
+  // No key, no fleet: unsigned deltas would be refused by every member anyway.
+  await assert.rejects(joinFleet(r, hub.bus()), (e) => e.code === 'key_required');
+  await assert.rejects(joinFleet(r, hub.bus(), { key: 'short' }), bad(/at least 16 bytes/));
   // Two routers with the default origin would refuse each other's deltas as bad_origin.
-  await assert.rejects(joinFleet(new Router(refundGraph()), hub.bus()), bad(/default origin `local`/));
-  await assert.rejects(joinFleet(r, {}), bad(/bus has no `publish`/));
+  await assert.rejects(joinFleet(new Router(refundGraph()), hub.bus(), { key: KEY }), bad(/default origin `local`/));
+  await assert.rejects(joinFleet(r, {}, { key: KEY }), bad(/bus has no `publish`/));
+  // No default namespace: a bus without one needs `namespace`.
+  const bare = { publish: async () => {}, subscribe: () => () => {}, snapshot: async () => [] };
+  await assert.rejects(joinFleet(r, bare, { key: KEY }), (e) => e.code === 'namespace_required');
+  await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1' }), (e) => e.code === 'namespace_required');
+  assert.throws(() => broadcastBus(), (e) => e.code === 'namespace_required');
   assert.throws(() => memoryHub({ delay: 5 }), bad(/unknown option `delay`/));
   assert.throws(() => broadcastBus('x', { snapshotMS: 5 }), bad(/unknown option `snapshotMS`/));
   // Checked before any connection: no Redis needed.
   await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', namepsace: 'a' }), bad(/unknown option `namepsace`/));
-  await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', timeoutMs: 0 }), bad(/`timeoutMs`/));
+  await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', namespace: 'a', timeoutMs: 0 }), bad(/`timeoutMs`/));
+  await assert.rejects(redisBus({ url: 'http://127.0.0.1:1', namespace: 'a' }), bad(/`url`/));
+  await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', namespace: 'a', tls: { ca: 'x' } }), bad(/rediss:/));
   for (const ns of ['pay*', 'a?b', 'fleet[1]', 'x]', '', 'has space', 'é', 'a/b', 'x'.repeat(129), 7]) {
     await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', namespace: ns }), bad(/`namespace`/), JSON.stringify(ns));
   }
   await assert.rejects(redisBus({ namespace: 'pay*' }), bad(/no glob character/));
+});
+
+test('configureFleet takes the evidence settings, strictly', () => {
+  const r = new Router(refundGraph(), options('me'));
+  assert.deepEqual(r.configureFleet({ quorum: 3, windowMs: 1000 }), { quorum: 3, windowMs: 1000, maxSkewMs: 60_000 });
+  for (const bad of [{ quorum: 0 }, { quorum: -1 }, { quorum: 1.5 }, { windowMS: 5 }, { max_skew_ms: 5 }, 'x']) {
+    assert.throws(() => r.configureFleet(bad), (e) => e.code === 'bad_options', JSON.stringify(bad));
+  }
 });
 
 test('two members over BroadcastChannel share health', async () => {
@@ -153,8 +185,9 @@ test('two members over BroadcastChannel share health', async () => {
   const b = new Router(refundGraph(), options('tab-b'));
   const name = `shr-test-${process.pid}`;
   const [ba, bb] = [broadcastBus(name, { snapshotMs: 20 }), broadcastBus(name, { snapshotMs: 20 })];
-  const fa = await joinFleet(a, ba);
-  const fb = await joinFleet(b, bb);
+  // Web Crypto, as in a browser; quorum 1: one tab's markDown is the fleet's.
+  const fa = await joinFleet(a, ba, { key: KEY, quorum: 1, crypto: 'webcrypto' });
+  const fb = await joinFleet(b, bb, { key: KEY, quorum: 1, crypto: 'webcrypto' });
   a.markDown('stripe');
   await fa.flush();
   const deadline = Date.now() + 2000;

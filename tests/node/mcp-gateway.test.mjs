@@ -165,8 +165,10 @@ test('gateways that share health: one sees an upstream fail, the other never cal
   const a = await new Gateway(cfg, { origin: 'gw-a' }).start();
   const b = await new Gateway(cfg, { origin: 'gw-b' }).start();
   closers.push(() => a.close(), () => b.close());
-  const fa = await joinFleet(a.router, hub.bus());
-  const fb = await joinFleet(b.router, hub.bus());
+  // quorum 1: one gateway's evidence is enough for the other (the default needs two members).
+  const fleetOpts = { key: 'gateway-test-fleet-key-0123456789', quorum: 1 };
+  const fa = await joinFleet(a.router, hub.bus(), fleetOpts);
+  const fb = await joinFleet(b.router, hub.bus(), fleetOpts);
   closers.push(() => fa.close(), () => fb.close());
   await a.callTool('refund', { order: 'x' });
   await fa.flush();

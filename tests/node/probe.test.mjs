@@ -93,7 +93,7 @@ test('in a fleet one member probes and every member learns', { timeout: 20_000 }
   // of slack keeps the test about the rule, not about the machine's timers.
   const slow = { config: { breaker: { cooldownMs: 400 } } };
   const routers = ['a', 'b', 'c', 'd'].map((o) => new Router(probed(), { ...slow, origin: o }));
-  const fleets = await Promise.all(routers.map((r) => joinFleet(r, hub.bus(), { flushMs: 2 })));
+  const fleets = await Promise.all(routers.map((r) => joinFleet(r, hub.bus(), { flushMs: 2, key: 'probe-test-fleet-key-0123456789', quorum: 1 })));
   let healthy = false;
   const sent = [];
   const loops = routers.map((r) => startProbes(r, {

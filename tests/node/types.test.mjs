@@ -29,7 +29,7 @@ const declared = (text) => new Set([...text.matchAll(/^export (?:interface|type|
 const SURFACE = {
   Router: {
     statics: ['fromJson'],
-    methods: ['applyHealthDelta', 'drainHealthDeltas', 'dueProbes', 'fleetStats', 'free', 'health', 'healthSnapshot', 'markDown',
+    methods: ['applyHealthDelta', 'configureFleet', 'drainHealthDeltas', 'dueProbes', 'fleetStats', 'free', 'health', 'healthSnapshot', 'markDown',
       'markUp', 'metrics', 'nextProbeAt', 'record', 'releaseProbe', 'route', 'run', 'session', 'settleProbe', 'toJson', 'tools'],
     getters: ['origin', 'warnings'],
   },

@@ -189,6 +189,11 @@ impl Router {
         self.health.set_origin(origin);
     }
 
+    /// How this router weighs its fleet's news (see [`crate::health::fleet::FleetConfig`]).
+    pub fn set_fleet_config(&mut self, config: crate::health::fleet::FleetConfig) {
+        self.health.set_fleet_config(config);
+    }
+
     /// The health changes this router made on its own evidence since the last drain, to
     /// publish to the fleet (see [`crate::health::fleet`]).
     pub fn drain_health_deltas(&mut self) -> Vec<HealthDelta> {

@@ -1,6 +1,7 @@
 //! Fleet health: deltas between members merge deterministically, an open breaker holds across
 //! the fleet, the fleet sends at most `half_open_probes` probes, and hostile deltas are refused.
 
+use shr_core::health::fleet::{FleetConfig, MAX_VERSION, TICKS_PER_MS};
 use shr_core::health::{
     BreakerConfig, BreakerState, Change, HealthBook, HealthDelta, Observation, Rejection,
 };
@@ -164,10 +165,9 @@ fn hostile_deltas_are_refused_with_a_code_and_change_nothing() {
     let good = HealthDelta {
         tool: "stripe".into(),
         change: Change::Opened,
-        until: Some(2_000),
+        cooldown: Some(1_000),
         version: 1,
         origin: "peer".into(),
-        at: 1_000,
     };
     let cases: Vec<(HealthDelta, Rejection)> = vec![
         (HealthDelta { tool: "stripee".into(), ..good.clone() }, Rejection::UnknownTool),
@@ -176,7 +176,8 @@ fn hostile_deltas_are_refused_with_a_code_and_change_nothing() {
         (HealthDelta { origin: "x".repeat(129), ..good.clone() }, Rejection::BadOrigin),
         (HealthDelta { version: 0, ..good.clone() }, Rejection::BadVersion),
         (HealthDelta { version: 1 << 60, ..good.clone() }, Rejection::BadVersion),
-        (HealthDelta { until: None, ..good.clone() }, Rejection::BadChange),
+        (HealthDelta { cooldown: None, ..good.clone() }, Rejection::BadChange),
+        (HealthDelta { version: MAX_VERSION, ..good.clone() }, Rejection::Ahead),
         (HealthDelta { change: Change::Closed, ..good.clone() }, Rejection::BadChange),
     ];
     for (d, why) in cases {
@@ -185,21 +186,20 @@ fn hostile_deltas_are_refused_with_a_code_and_change_nothing() {
     assert_eq!(b.state(1), BreakerState::Closed);
     assert!(b.apply_delta(&g, &good, 1_000).is_ok());
     assert_eq!(b.apply_delta(&g, &good, 1_000), Err(Rejection::StaleVersion));
-    assert_eq!(b.fleet_stats().rejected, 9);
+    assert_eq!(b.fleet_stats().rejected, 10);
     assert_eq!(b.fleet_stats().applied, 1);
 }
 
 #[test]
-fn a_far_future_cooldown_is_a_bad_clock_and_is_cut_to_one_cooldown() {
+fn a_cooldown_longer_than_ours_is_cut_to_one_cooldown() {
     let g = graph();
     let mut b = member(&g, "me");
     let d = HealthDelta {
         tool: "stripe".into(),
         change: Change::Opened,
-        until: Some(u64::MAX / 2),
+        cooldown: Some(u64::MAX / 2),
         version: 1,
         origin: "peer".into(),
-        at: 0,
     };
     b.apply_delta(&g, &d, 5_000).unwrap();
     assert_eq!(b.tool(1).unwrap().breaker.reopens_at(), Some(5_000 + COOLDOWN));
@@ -224,4 +224,187 @@ fn the_fleets_failures_open_the_breaker_and_one_member_probes() {
     let after = 100 + COOLDOWN + 1;
     let probes = books.iter_mut().filter_map(|b| b.admit(stripe, after, false).ok()).count();
     assert_eq!(probes, 1);
+}
+
+const NOW: u64 = 1_700_000_000_000;
+
+fn opened(origin: &str, version: u64, cooldown: u64) -> HealthDelta {
+    HealthDelta {
+        tool: "stripe".into(),
+        change: Change::Opened,
+        cooldown: Some(cooldown),
+        version,
+        origin: origin.into(),
+    }
+}
+
+fn failed(origin: &str, version: u64) -> HealthDelta {
+    HealthDelta {
+        tool: "stripe".into(),
+        change: Change::Failed,
+        cooldown: None,
+        version,
+        origin: origin.into(),
+    }
+}
+
+fn with_quorum(mut b: HealthBook, quorum: u32) -> HealthBook {
+    b.set_fleet_config(FleetConfig { quorum, ..FleetConfig::default() });
+    b
+}
+
+/// An `opened` at 2^53 - 1 (or anywhere past the allowed skew) is refused; one just inside the
+/// skew is taken, and the receiver's own later `closed` outranks it: nothing is pinned.
+#[test]
+fn a_version_far_ahead_is_refused_and_one_inside_the_skew_pins_nothing() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let skew = FleetConfig::default().max_skew_ms;
+    let mut a = member(&g, "a");
+    let mut b = member(&g, "b");
+    for version in [MAX_VERSION, (NOW + skew + 1) * TICKS_PER_MS] {
+        assert_eq!(a.apply_delta(&g, &opened("mallory", version, COOLDOWN), NOW), Err(Rejection::Ahead));
+    }
+    assert_eq!(a.state(stripe), BreakerState::Closed);
+    // Inside the skew: a key holder's clock may be that far ahead.
+    let edge = (NOW + skew) * TICKS_PER_MS;
+    a.apply_delta(&g, &opened("mallory", edge, COOLDOWN), NOW).unwrap();
+    assert_eq!(a.state(stripe), BreakerState::Open);
+    // a's own recovery comes after everything it heard: b takes it, the tool is back.
+    b.apply_delta(&g, &opened("mallory", edge, COOLDOWN), NOW).unwrap();
+    a.reset(stripe, NOW + 5);
+    let closed = a.drain(&g);
+    assert!(closed[0].version > edge, "{closed:?}");
+    b.apply_delta(&g, &closed[0], NOW + 5).unwrap();
+    assert_eq!(b.state(stripe), BreakerState::Closed);
+}
+
+/// The same captured `failed` applied ten times counts once; ten different failures from one
+/// member within a window count once too.
+#[test]
+fn replayed_failures_are_refused_and_one_member_counts_once_per_window() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let mut b = member(&g, "me");
+    let d = failed("peer", NOW * TICKS_PER_MS);
+    assert!(b.apply_delta(&g, &d, NOW).is_ok());
+    for _ in 0..9 {
+        assert_eq!(b.apply_delta(&g, &d, NOW), Err(Rejection::Replayed));
+    }
+    // An older one from the same member is a replay too.
+    assert_eq!(b.apply_delta(&g, &failed("peer", NOW * TICKS_PER_MS - 7), NOW), Err(Rejection::Replayed));
+    for i in 1..10 {
+        b.apply_delta(&g, &failed("peer", NOW * TICKS_PER_MS + i), NOW + i).unwrap();
+    }
+    assert_eq!(b.state(stripe), BreakerState::Closed, "one member's failures counted once");
+    assert_eq!(b.fleet_stats().applied, 10);
+    assert_eq!(b.fleet_stats().rejected, 10);
+    // An `opened` kept as evidence only (a quorum of 2, one member) is heard: its replay too.
+    let mut q = with_quorum(member(&g, "q"), 2);
+    let sick = opened("sick", NOW * TICKS_PER_MS, COOLDOWN);
+    assert_eq!(q.apply_delta(&g, &sick, NOW), Ok(None));
+    assert_eq!(q.apply_delta(&g, &sick, NOW + 5 * COOLDOWN), Err(Rejection::Replayed));
+    assert_eq!(q.state(stripe), BreakerState::Closed);
+    // Three members, once each: the default breaker's three consecutive failures.
+    for peer in ["p1", "p2"] {
+        b.apply_delta(&g, &failed(peer, NOW * TICKS_PER_MS + 20), NOW + 20).unwrap();
+    }
+    assert_eq!(b.state(stripe), BreakerState::Open);
+}
+
+/// One member whose own network refuses stripe opens its own breaker, again and again; with a
+/// quorum of 2 the three healthy members keep stripe. A second member seeing it fail opens it
+/// for everyone, and the fleet still probes once.
+#[test]
+fn with_a_quorum_one_members_fault_stays_its_own() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let mut books: Vec<HealthBook> = fleet(&g, 4).into_iter().map(|b| with_quorum(b, 2)).collect();
+    let mut now = NOW;
+    for _ in 0..5 {
+        books[0].observe(stripe, Observation::Failure, now);
+        books[0].observe(stripe, Observation::Outage, now + 1);
+        gossip(&g, &mut books, now + 2);
+        assert_eq!(books[0].state(stripe), BreakerState::Open);
+        for b in &mut books[1..] {
+            assert_eq!(b.state(stripe), BreakerState::Closed, "{}", b.origin());
+            let call = b.admit(stripe, now + 3, false).expect("a healthy member calls stripe");
+            b.settle(call, Observation::Success { latency_ms: 5.0 }, now + 4);
+        }
+        now += 2 * COOLDOWN + 10;
+    }
+    assert!(books[1].fleet_stats().evidence > 0);
+    // A second member sees it fail once: evidence from two members opens it everywhere.
+    books[0].observe(stripe, Observation::Outage, now);
+    gossip(&g, &mut books, now + 1);
+    // Its own one failure, with member 0's evidence, is a quorum: it opens at once.
+    books[2].observe(stripe, Observation::Failure, now + 2);
+    assert_eq!(books[2].state(stripe), BreakerState::Open);
+    gossip_lenient(&g, &mut books, now + 3);
+    gossip_lenient(&g, &mut books, now + 4);
+    for b in &books {
+        assert_eq!(b.state(stripe), BreakerState::Open, "{}", b.origin());
+    }
+    let mut after = now + 4 + COOLDOWN + 1;
+    // The tool stays down: each cooldown the owner's probe fails and reopens it, long after the
+    // evidence that opened it ran out; the others keep out of its way, one probe a cooldown.
+    for _ in 0..4 {
+        let mut probes = Vec::new();
+        for (i, b) in books.iter_mut().enumerate() {
+            if let Ok(p) = b.admit(stripe, after, false) {
+                probes.push((i, p));
+            }
+        }
+        assert_eq!(probes.len(), 1, "one probe for the fleet at {after}");
+        for (i, p) in probes {
+            books[i].settle(p, Observation::Failure, after + 1);
+        }
+        gossip_lenient(&g, &mut books, after + 2);
+        after += COOLDOWN + 3;
+    }
+}
+
+/// Cooldowns travel as durations: a member whose clock is an hour behind opens the tool for a
+/// whole cooldown elsewhere, not for none; what the others send it runs an hour ahead of its
+/// clock and is refused as `ahead` (counted, so the bad clock shows).
+#[test]
+fn skewed_clocks_neither_lose_nor_stretch_news() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let hour = 3_600_000;
+    let mut slow = member(&g, "slow");
+    let mut fast = member(&g, "fast");
+    slow.trip(stripe, NOW - hour);
+    let d = slow.drain(&g);
+    assert_eq!(d[0].cooldown, Some(COOLDOWN));
+    fast.apply_delta(&g, &d[0], NOW).unwrap();
+    assert_eq!(fast.tool(stripe).unwrap().breaker.reopens_at(), Some(NOW + COOLDOWN));
+    // Within the skew both ways: a clock 30 s ahead is heard, and its cooldown is not stretched.
+    let mut ahead = member(&g, "ahead");
+    ahead.trip(g.index("razorpay").unwrap(), NOW + 30_000);
+    let d = ahead.drain(&g);
+    let mut b = member(&g, "b");
+    b.apply_delta(&g, &d[0], NOW).unwrap();
+    assert_eq!(b.tool(g.index("razorpay").unwrap()).unwrap().breaker.reopens_at(), Some(NOW + COOLDOWN));
+    assert_eq!(slow.apply_delta(&g, &d[0], NOW - hour), Err(Rejection::Ahead));
+}
+
+/// What a late member reads from a peer: the cooldown left now, and the evidence that counts.
+#[test]
+fn a_snapshot_says_the_cooldown_left_and_the_evidence_that_counts() {
+    let g = graph();
+    let stripe = g.index("stripe").unwrap();
+    let mut a = with_quorum(member(&g, "a"), 2);
+    a.apply_delta(&g, &failed("p1", NOW * TICKS_PER_MS), NOW).unwrap();
+    a.apply_delta(&g, &opened("p2", NOW * TICKS_PER_MS + 1, COOLDOWN), NOW).unwrap();
+    assert_eq!(a.state(stripe), BreakerState::Open);
+    let snap = a.snapshot_at(&g, NOW + 400);
+    let open = snap.iter().find(|d| d.change == Change::Opened).unwrap();
+    assert_eq!(open.cooldown, Some(COOLDOWN - 400));
+    let mut late = with_quorum(member(&g, "late"), 2);
+    for d in &snap {
+        late.apply_delta(&g, d, NOW + 400).unwrap();
+    }
+    assert_eq!(late.state(stripe), BreakerState::Open);
+    assert_eq!(late.tool(stripe).unwrap().breaker.reopens_at(), Some(NOW + COOLDOWN));
 }

@@ -4,10 +4,11 @@
 //! throw or a trap.
 
 use serde::Serialize;
+use shr_core::health::fleet::FleetConfig;
 use shr_core::health::{FleetStats, HealthDelta, Transition, MAX_ORIGIN};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{get, is_nullish, number_arg, stringify, to_js};
+use crate::convert::{from_js_camel, get, is_nullish, number_arg, stringify, to_js};
 use crate::error::ShrError;
 use crate::Router;
 
@@ -100,10 +101,34 @@ impl Router {
         Ok(to_js(&verdict)?)
     }
 
-    /// The last delta known for each tool: what a member joining late applies first.
+    /// What a member joining late applies first, as of `now`: the last breaker change known for
+    /// each tool (an `opened` with the cooldown left now) and the evidence that still counts.
     #[wasm_bindgen(js_name = healthSnapshot, unchecked_return_type = "HealthDelta[]")]
-    pub fn health_snapshot(&self) -> Result<JsValue, JsValue> {
-        Ok(to_js(&self.inner.borrow().router.health_snapshot())?)
+    pub fn health_snapshot(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
+        let inner = self.inner.borrow();
+        Ok(to_js(&inner.router.health().snapshot_at(inner.router.graph(), now))?)
+    }
+
+    /// How this router weighs its fleet's news: `quorum` (distinct members whose evidence opens
+    /// a tool here; 1, the default, trusts every member alone), `windowMs` (how long a member's
+    /// evidence counts, once; 0: the breaker's cooldown), `maxSkewMs` (how far ahead of this
+    /// router's clock a version may run; default 60000). Returns the settings now in force.
+    #[wasm_bindgen(js_name = configureFleet, unchecked_return_type = "FleetConfig")]
+    pub fn configure_fleet(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FleetSettings")] config: &JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let config: FleetConfig = from_js_camel(config, "config", "bad_options", &[])?;
+        if config.quorum == 0 {
+            return Err(ShrError::new("bad_options", "config.quorum must be at least 1").into());
+        }
+        let mut inner = self.inner.borrow_mut();
+        inner.router.set_fleet_config(config);
+        Ok(to_js(&inner.router.health().fleet_config())?)
     }
 
     /// Counts of deltas published, applied, refused and dropped.

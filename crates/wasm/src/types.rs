@@ -179,21 +179,23 @@ export interface RouterOptions {
 
 /**
  * One health change, as members of a fleet exchange it (see `drainHealthDeltas`). `opened`
- * carries `until`, when its cooldown ends on the members' shared clock.
+ * carries `cooldown`, the ms of cooldown left when it was sent (a duration: clocks need not
+ * agree); `version` is the sender's hybrid logical clock (`ms * 1024 + counter`), unique per
+ * origin. `failed` is a failure seen while the breaker was closed: evidence against the tool.
  */
 export interface HealthDelta {
   tool: string;
-  change: "opened" | "closed";
-  until?: number;
+  change: "opened" | "closed" | "failed";
+  cooldown?: number;
   version: number;
   origin: string;
-  at: number;
 }
 
 /** What `applyHealthDelta` did: applied, or refused with a stable code and why. */
 /** Why a fleet delta was refused (a verdict, never thrown). */
 export type DeltaRefusal =
-  | "unknown_tool" | "bad_origin" | "bad_version" | "stale_version" | "bad_change" | "bad_delta" | "too_large";
+  | "unknown_tool" | "bad_origin" | "bad_version" | "stale_version" | "bad_change" | "ahead" | "replayed"
+  | "bad_delta" | "too_large";
 
 export interface DeltaVerdict {
   applied: boolean;
@@ -210,6 +212,25 @@ export interface FleetStats {
   rejected: number;
   /** Deltas dropped from a full outbox (a host that never drains). */
   dropped: number;
+  /** Applied deltas that were evidence only (fewer members than the quorum had seen a failure). */
+  evidence: number;
+}
+
+/** What `configureFleet` takes: any of FleetConfig's settings (the others keep their defaults). */
+export interface FleetSettings {
+  quorum?: number;
+  windowMs?: number;
+  maxSkewMs?: number;
+}
+
+/** How a router weighs its fleet's news (`configureFleet`). */
+export interface FleetConfig {
+  /** Distinct members whose evidence opens a tool here; 1 trusts every member alone. */
+  quorum: number;
+  /** How long a member's evidence counts (once), ms; 0: the breaker's cooldown. */
+  windowMs: number;
+  /** How far ahead of this router's clock a version may run, ms. */
+  maxSkewMs: number;
 }
 
 /**

@@ -1,9 +1,15 @@
 // BroadcastChannel: browser tabs (or Node workers) of one origin share health. A member that
-// joins asks the others for their snapshot and takes what arrives within `snapshotMs`.
+// joins asks the others for their snapshot and takes what arrives within `snapshotMs`. The
+// channel's name is the fleet's namespace (required: no default). joinFleet signs with Web
+// Crypto in a browser.
 import { within, checkOptions, badOptions, positive } from './order.mjs';
 
-export function broadcastBus(name = 'shr-fleet', opts) {
-  if (typeof name !== 'string' || name === '') throw badOptions('broadcastBus: the channel name must be a non-empty string');
+export function broadcastBus(name, opts) {
+  if (typeof name !== 'string' || name === '') {
+    const e = badOptions('broadcastBus: the channel name (the fleet\'s namespace) is required, a non-empty string');
+    e.code = 'namespace_required';
+    throw e;
+  }
   checkOptions('broadcastBus', opts, ['snapshotMs']);
   const { snapshotMs = 200 } = opts ?? {};
   positive('broadcastBus', 'snapshotMs', snapshotMs);
@@ -15,13 +21,19 @@ export function broadcastBus(name = 'shr-fleet', opts) {
   const waiting = new Map();
   channel.onmessage = ({ data }) => {
     if (data && data.kind === 'delta') handlers.forEach((h) => h(data.delta));
-    else if (data && data.kind === 'snapshot?') channel.postMessage({ kind: 'snapshot', id: data.id, deltas: provider() });
+    else if (data && data.kind === 'snapshot?') {
+      Promise.resolve()
+        .then(provider)
+        .then((deltas) => channel.postMessage({ kind: 'snapshot', id: data.id, deltas }))
+        .catch(() => {});
+    }
     else if (data && data.kind === 'snapshot') waiting.get(data.id)?.(data.deltas);
     // Anything else is a message from a broken or hostile peer: handed over for the router to refuse.
     else handlers.forEach((h) => h(data));
   };
   return {
     kind: 'broadcast',
+    namespace: name,
     async publish(delta) {
       channel.postMessage({ kind: 'delta', delta });
     },

@@ -1,27 +1,42 @@
-// Joins a router to a fleet over a bus: the fleet's snapshot first, then every delta received
-// is applied (the router refuses bad ones with a code) and every change the router makes on its
-// own evidence is published. Nothing here decides health: the core does, deterministically.
+// Joins a router to a fleet over a bus: the fleet's snapshot first, then every message received
+// is authenticated (HMAC-SHA256 under the fleet key, for this namespace and this graph) and
+// applied (the router refuses bad deltas with a code), and every change the router makes on its
+// own evidence is signed and published. Nothing here decides health: the core does,
+// deterministically; this layer decides who may speak.
 import { checkOptions, badOptions, positive, fn } from './order.mjs';
+import { sealer, fingerprint } from './sign.mjs';
 
-const OPTIONS = ['flushMs', 'onDelta', 'onPublish', 'now'];
+const OPTIONS = ['flushMs', 'onDelta', 'onPublish', 'now', 'key', 'previousKey', 'namespace', 'quorum', 'windowMs', 'maxSkewMs', 'crypto'];
 
 /**
  * @param router a shr-wasm Router with a unique `origin` option (the default, `local`, is
  *   refused: two members named alike would refuse each other's deltas as bad_origin)
  * @param bus a bus: memoryHub().bus(), broadcastBus(name) or await redisBus({...})
+ * @param opts.key the fleet key (required): a string or bytes, 16 bytes or more
+ * @param opts.previousKey a second key accepted (not used to sign): for rotation
+ * @param opts.namespace the fleet's name, when the bus has none (a Redis bus has its own)
+ * @param opts.quorum distinct members whose evidence opens a tool here (default 2; 1 trusts
+ *   every member alone)
+ * @param opts.windowMs how long one member's evidence counts, once (default: the cooldown)
+ * @param opts.maxSkewMs how far ahead of this router's clock a version may run (default 60000)
  * @param opts.flushMs how often to publish changes made outside `fleet.options` runs (default 5)
- * @param opts.onDelta (delta, verdict) for each received message, applied or refused
+ * @param opts.onDelta (message, verdict) for each received message, applied or refused
  * @param opts.now () => ms, the clock the router runs on, if not its own
  * @param opts.onPublish (deltas) for each batch drained from the router and handed to the bus
+ * @param opts.crypto 'node' or 'webcrypto' (default: node:crypto where there is one)
  */
 export async function joinFleet(router, bus, opts) {
   const where = 'joinFleet';
   checkOptions(where, opts, OPTIONS);
-  const { flushMs = 5, onDelta = () => {}, onPublish = () => {}, now } = opts ?? {};
+  const { flushMs = 5, onDelta = () => {}, onPublish = () => {}, now, quorum = 2, windowMs = 0, maxSkewMs = 60_000 } = opts ?? {};
   positive(where, 'flushMs', flushMs);
   fn(where, 'onDelta', onDelta);
   fn(where, 'onPublish', onPublish);
   if (now !== undefined) fn(where, 'now', now);
+  if (!Number.isInteger(quorum) || quorum < 1) throw badOptions(`${where}: \`quorum\` must be an integer, 1 or more`);
+  for (const [k, v] of [['windowMs', windowMs], ['maxSkewMs', maxSkewMs]]) {
+    if (!Number.isInteger(v) || v < 0) throw badOptions(`${where}: \`${k}\` must be a whole number of ms, 0 or more`);
+  }
   if (!router || typeof router.applyHealthDelta !== 'function' || typeof router.drainHealthDeltas !== 'function') {
     throw badOptions(`${where}: the first argument must be a shr-wasm Router`);
   }
@@ -31,15 +46,33 @@ export async function joinFleet(router, bus, opts) {
   for (const m of ['publish', 'subscribe', 'snapshot']) {
     if (!bus || typeof bus[m] !== 'function') throw badOptions(`${where}: the bus has no \`${m}\` function`);
   }
-  const stats = { published: 0, applied: 0, rejected: 0, rejectedBy: {} };
+  const namespace = bus.namespace ?? opts?.namespace;
+  if (typeof namespace !== 'string' || namespace === '') {
+    const e = new Error(`${where}: a namespace is required (the bus's, or \`namespace\`): there is no default, so two fleets never share one by accident`);
+    e.code = 'namespace_required';
+    throw e;
+  }
+  if (bus.namespace !== undefined && opts?.namespace !== undefined && opts.namespace !== bus.namespace) {
+    throw badOptions(`${where}: \`namespace\` ${JSON.stringify(opts.namespace)} is not the bus's (${JSON.stringify(bus.namespace)})`);
+  }
+  const probe = await sealer(where, { key: opts?.key, previousKey: opts?.previousKey, namespace, graph: '', crypto: opts?.crypto });
+  const graph = await fingerprint(router, probe.sha256);
+  const seal = await sealer(where, { key: opts.key, previousKey: opts.previousKey, namespace, graph, crypto: opts.crypto });
+  // Every option checked: only now is the router changed.
+  router.configureFleet({ quorum, windowMs, maxSkewMs });
+  const stats = { published: 0, applied: 0, rejected: 0, rejectedBy: {}, previousKey: 0 };
   const rejections = [];
-  const receive = (message) => {
+  const judge = (message, opened) => {
     let verdict;
-    try {
-      verdict = router.applyHealthDelta(message, now?.());
-    } catch (e) {
-      // Only a freed router or a bad clock throws; the message itself never does.
-      verdict = { applied: false, code: e.code ?? 'internal', message: String(e.message ?? e) };
+    if (opened.code) verdict = { applied: false, code: opened.code, message: opened.message };
+    else {
+      if (opened.key === 'previous') stats.previousKey += 1;
+      try {
+        verdict = router.applyHealthDelta(opened.delta, now?.());
+      } catch (e) {
+        // Only a freed router or a bad clock throws; the message itself never does.
+        verdict = { applied: false, code: e.code ?? 'internal', message: String(e.message ?? e) };
+      }
     }
     if (verdict.applied) stats.applied += 1;
     else {
@@ -53,8 +86,18 @@ export async function joinFleet(router, bus, opts) {
       // A listener that throws is ignored, as run's onEvent.
     }
   };
-  bus.provide?.(() => router.healthSnapshot());
+  // In arrival order, also when Web Crypto verifies asynchronously.
+  let receiving = Promise.resolve();
+  const receive = (message) => {
+    const opened = seal.open(message);
+    if (typeof opened?.then !== 'function') return judge(message, opened);
+    receiving = receiving.then(() => opened).then((o) => judge(message, o), () => judge(message, { code: 'bad_signature', message: 'verification failed' }));
+    return receiving;
+  };
+  const sealAll = (deltas) => Promise.all(deltas.map((d) => seal.seal(d)));
+  bus.provide?.(() => sealAll(router.healthSnapshot(now?.())));
   for (const d of await bus.snapshot()) receive(d);
+  await receiving;
   const unsubscribe = bus.subscribe(receive);
   let flushing = Promise.resolve();
   const flush = () => {
@@ -66,13 +109,16 @@ export async function joinFleet(router, bus, opts) {
     } catch {
       // A listener that throws is ignored.
     }
-    flushing = flushing.then(() => Promise.all(deltas.map((d) => bus.publish(d)))).catch(() => {});
+    flushing = flushing.then(() => sealAll(deltas)).then((sealed) => Promise.all(sealed.map((e) => bus.publish(e)))).catch(() => {});
     return flushing;
   };
   const timer = setInterval(flush, flushMs);
   timer.unref?.();
   return {
     stats,
+    namespace,
+    /** The graph's fingerprint, carried (and signed) in every envelope. */
+    graph,
     /** The last refused messages (at most 100), each with its code. */
     rejections,
     flush,

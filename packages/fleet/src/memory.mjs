@@ -1,19 +1,22 @@
-// An in-memory bus for tests and simulation: members of one hub hear each other's deltas
-// asynchronously (as over a network), and the hub keeps the latest delta per tool for snapshots.
-import { newer, checkOptions, badOptions } from './order.mjs';
+// An in-memory bus for tests and simulation: members of one hub hear each other's messages
+// asynchronously (as over a network), and the hub keeps each member's latest breaker change per
+// tool for snapshots (with its age, so a late member opens a tool for the cooldown left).
+import { checkOptions, badOptions } from './order.mjs';
 
 export function memoryHub(opts) {
-  checkOptions('memoryHub', opts, ['delayMs']);
-  const { delayMs = 0 } = opts ?? {};
+  checkOptions('memoryHub', opts, ['delayMs', 'namespace']);
+  const { delayMs = 0, namespace = 'memory' } = opts ?? {};
   if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
     throw badOptions('memoryHub: `delayMs` must be a number of milliseconds, 0 or more');
   }
+  if (typeof namespace !== 'string' || namespace === '') throw badOptions('memoryHub: `namespace` must be a non-empty string');
   const members = new Set();
+  // `${tool}\n${origin}` -> {message, at}: what a Redis bus keeps in its keys.
   const latest = new Map();
-  const deliver = (from, delta) => {
+  const deliver = (from, message) => {
     for (const m of members) {
       if (m === from) continue;
-      const send = () => m.handlers.forEach((h) => h(delta));
+      const send = () => m.handlers.forEach((h) => h(message));
       if (delayMs > 0) setTimeout(send, delayMs).unref?.();
       else queueMicrotask(send);
     }
@@ -24,16 +27,19 @@ export function memoryHub(opts) {
       members.add(me);
       return {
         kind: 'memory',
-        async publish(delta) {
-          if (newer(delta, latest.get(delta.tool))) latest.set(delta.tool, delta);
-          deliver(me, structuredClone(delta));
+        namespace,
+        async publish(message) {
+          const d = message?.delta;
+          if (d && (d.change === 'opened' || d.change === 'closed')) latest.set(`${d.tool}\n${d.origin}`, { message, at: Date.now() });
+          deliver(me, structuredClone(message));
         },
         subscribe(handler) {
           me.handlers.add(handler);
           return () => me.handlers.delete(handler);
         },
         async snapshot() {
-          return [...latest.values()].map((d) => structuredClone(d));
+          const now = Date.now();
+          return [...latest.values()].map(({ message, at }) => ({ ...structuredClone(message), age: now - at }));
         },
         async close() {
           members.delete(me);
@@ -43,6 +49,10 @@ export function memoryHub(opts) {
     /** Sends a raw message to every member, as a hostile or broken peer would. */
     inject(message) {
       for (const m of members) m.handlers.forEach((h) => h(message));
+    },
+    /** Overwrites the stored change of (tool, origin), as anyone with write access could. */
+    store(tool, origin, message) {
+      latest.set(`${tool}\n${origin}`, { message, at: Date.now() });
     },
   };
 }

@@ -1,39 +1,40 @@
-// Redis (node-redis): deltas on a pub/sub channel, and the latest breaker change of each tool in
-// a key with a TTL, so an agent that starts late, or comes back after Redis was away, begins
-// with the fleet's view. One namespace per fleet. While Redis is down the member routes on its
-// own health: what it would publish waits in a bounded buffer (the oldest dropped and counted)
-// and goes out when Redis is back; what others stored meanwhile is read back from the keys
-// whenever either connection (publishing or subscribed) comes back.
+// Redis (node-redis): signed envelopes (see sign.mjs) on a pub/sub channel, and each member's
+// latest breaker change of each tool in a key with a TTL (`shr:<ns>:tool:<tool>:<origin>`), so
+// an agent that starts late, or comes back after Redis was away, begins with the fleet's view.
+// Keys are per member, written unconditionally: Redis cannot check a signature, so no stored
+// value (a forged one included) decides whether a member's next change is kept. One namespace
+// per fleet, required. While Redis is down the member routes on its own health: what it would
+// publish waits in a bounded buffer (the oldest dropped and counted) and goes out when Redis is
+// back; what others stored meanwhile is read back from the keys whenever either connection
+// (publishing or subscribed) comes back.
 //
-// What can be lost, and is counted: a `failed` observation (a failure seen while a breaker was
-// closed) is published with a plain PUBLISH and stored nowhere (it is not state, and it keeps
-// its sender's version, so a key could not order two of them); one published while a peer's
-// subscription is down is not heard by that peer. An `opened` or `closed` change is stored, so a
-// peer that missed its message reads it (or a newer one) back from the key.
+// What can be lost, and is counted: a `failed` observation is published with a plain PUBLISH
+// and stored nowhere (it is evidence, not state); one published while a peer's subscription is
+// down is not heard by that peer. An `opened` or `closed` change is stored, so a peer that
+// missed its message reads it back from the key, with its age (the cooldown left is cut by it).
 import { createClient } from 'redis';
 import { within, checkOptions, badOptions, positive, fn } from './order.mjs';
 
-// Keeps an `opened`/`closed` delta only if it is newer than the stored one ((version, origin)
-// order), then publishes it, atomically. Returns 1 when stored and published, 0 when a newer
-// (or the same) change is stored already: then the fleet has it, or something newer.
+// Stores the envelope (with the TTL it was stored for, so a reader can tell its age) and
+// publishes it, atomically. The channel is an argument, not a key: an ACL user's key patterns
+// need only cover `shr:<ns>:tool:*`.
 const STORE = `
-local cur = redis.call('GET', KEYS[1])
-if cur then
-  local ok, c = pcall(cjson.decode, cur)
-  if ok and type(c) == 'table' and type(c.version) == 'number' then
-    local v = tonumber(ARGV[2])
-    if c.version > v or (c.version == v and tostring(c.origin) >= ARGV[3]) then return 0 end
-  end
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
-redis.call('PUBLISH', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[1])
 return 1`;
 
-const OPTIONS = ['url', 'namespace', 'ttlMs', 'bufferLimit', 'timeoutMs', 'onError'];
+const OPTIONS = ['url', 'namespace', 'ttlMs', 'bufferLimit', 'timeoutMs', 'onError', 'username', 'password', 'tls'];
 const NAMESPACE = /^[A-Za-z0-9_.:-]{1,128}$/;
+// What Redis answers when it will not let this client in, or not run a command.
+const REFUSED = /^(WRONGPASS|NOAUTH|NOPERM|ERR AUTH|ERR invalid password|ERR Client sent AUTH)/;
 
 /** A fleet's namespace: 1 to 128 of [A-Za-z0-9_.:-]; no glob character (it is a SCAN pattern). */
 export function checkNamespace(namespace) {
+  if (namespace === undefined || namespace === null) {
+    const e = new Error('redisBus: `namespace` is required (1 to 128 of A-Z a-z 0-9 _ . : -): there is no default, so two apps on one Redis never share health by accident');
+    e.code = 'namespace_required';
+    throw e;
+  }
   if (typeof namespace !== 'string' || !NAMESPACE.test(namespace)) {
     const glob = typeof namespace === 'string' && /[*?[\]]/.test(namespace);
     throw badOptions(
@@ -43,9 +44,21 @@ export function checkNamespace(namespace) {
   return namespace;
 }
 
+/** Redis refused this client (bad credentials, or an ACL without a needed permission). */
+function refused(e, namespace) {
+  const out = new Error(`redisBus: Redis refused the connection or a command: ${e?.message ?? e}. ` +
+    `Check \`username\`/\`password\`, and that the ACL user may use keys \`shr:${namespace}:*\` and channel \`shr:${namespace}:deltas\` (see packages/fleet/README.md)`);
+  out.code = 'redis_refused';
+  out.cause = e;
+  return out;
+}
+
 /**
- * @param opts.url redis://host:port (node-redis's default when absent)
- * @param opts.namespace the fleet's name (default `default`)
+ * @param opts.url redis://host:port or rediss://host:port (TLS) (node-redis's default when absent)
+ * @param opts.namespace the fleet's name (required)
+ * @param opts.username, opts.password Redis ACL user (AUTH username password), or the URL's
+ * @param opts.tls TLS options for a rediss:// URL, passed through to node:tls (ca, cert, key,
+ *   servername, rejectUnauthorized...)
  * @param opts.ttlMs how long a stored change lives (default 10 min)
  * @param opts.bufferLimit deltas kept while Redis is away (default 1000; the oldest dropped)
  * @param opts.timeoutMs the longest any one wait on Redis lasts (default 2000)
@@ -54,28 +67,33 @@ export function checkNamespace(namespace) {
 export async function redisBus(opts) {
   const where = 'redisBus';
   checkOptions(where, opts, OPTIONS);
-  const { url, namespace = 'default', ttlMs = 10 * 60 * 1000, bufferLimit = 1000, timeoutMs = 2000, onError = () => {} } = opts ?? {};
-  if (url !== undefined && (typeof url !== 'string' || url === '')) throw badOptions(`${where}: \`url\` must be a redis:// URL`);
+  const { url, namespace, ttlMs = 10 * 60 * 1000, bufferLimit = 1000, timeoutMs = 2000, onError = () => {}, username, password, tls } = opts ?? {};
+  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) throw badOptions(`${where}: \`url\` must be a redis:// or rediss:// URL`);
   checkNamespace(namespace);
   positive(where, 'ttlMs', ttlMs);
   positive(where, 'timeoutMs', timeoutMs);
   if (!Number.isInteger(bufferLimit) || bufferLimit < 1) throw badOptions(`${where}: \`bufferLimit\` must be a positive integer`);
   fn(where, 'onError', onError);
+  for (const [k, v] of [['username', username], ['password', password]]) {
+    if (v !== undefined && (typeof v !== 'string' || v === '')) throw badOptions(`${where}: \`${k}\` must be a non-empty string`);
+  }
+  if (tls !== undefined && (tls === null || typeof tls !== 'object' || Array.isArray(tls))) throw badOptions(`${where}: \`tls\` must be an object of node:tls options`);
+  if (tls !== undefined && url !== undefined && !url.startsWith('rediss://')) throw badOptions(`${where}: \`tls\` needs a rediss:// URL`);
 
   const channel = `shr:${namespace}:deltas`;
   const prefix = `shr:${namespace}:tool:`;
   const socket = {
+    ...(tls ?? {}),
+    ...(url?.startsWith('rediss://') ? { tls: true } : {}),
     connectTimeout: timeoutMs,
     // Back off from 50 ms to 2 s between attempts, forever: the fleet outlives Redis restarts.
     reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 2000),
   };
-  const pub = createClient({ url, socket, disableOfflineQueue: true });
+  const pub = createClient({ url, socket, username, password, disableOfflineQueue: true });
   const sub = pub.duplicate();
   const stats = {
     /** Deltas that went out on the channel. */
     published: 0,
-    /** `opened`/`closed` deltas not published because Redis held a newer (or the same) change. */
-    stale: 0,
     /** Deltas that had to wait for Redis (down, or a send that failed). */
     buffered: 0,
     /** Deltas dropped from a full buffer. */
@@ -94,7 +112,12 @@ export async function redisBus(opts) {
   // Waiting deltas, oldest first: {delta, sending: Promise<boolean> | null, waited, done()}.
   const buffer = [];
   let closed = false;
+  let refusal = null;
   const report = (e) => {
+    if (REFUSED.test(String(e?.message ?? ''))) {
+      e = refused(e, namespace);
+      refusal ??= e;
+    }
     try {
       onError(e);
     } catch {
@@ -109,12 +132,32 @@ export async function redisBus(opts) {
     });
   }
   const deliver = (message) => handlers.forEach((h) => h(message));
+  // Every stored change, each with its age (from the TTL it was stored with and the TTL left).
   const readKeys = async () => {
     const keys = [];
-    for await (const batch of pub.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) keys.push(...batch);
+    for await (const batch of pub.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) keys.push(...(Array.isArray(batch) ? batch : [batch]));
     if (keys.length === 0) return [];
-    const values = await pub.mGet(keys);
-    return values.filter((v) => typeof v === 'string');
+    const m = pub.multi();
+    for (const k of keys) m.get(k).pTTL(k);
+    const replies = await m.exec();
+    const out = [];
+    for (let i = 0; i < keys.length; i += 1) {
+      const text = replies[2 * i];
+      const left = Number(replies[2 * i + 1]);
+      if (typeof text !== 'string') continue;
+      // `{"ttl":N,"env":<envelope>}`; anything else is handed on for joinFleet to refuse.
+      let stored = null;
+      try {
+        stored = JSON.parse(text);
+      } catch {
+        // Not JSON: refused downstream.
+      }
+      if (stored && typeof stored === 'object' && stored.env && typeof stored.env === 'object' && Number.isFinite(stored.ttl)) {
+        const age = left > 0 ? Math.max(0, stored.ttl - left) : 0;
+        out.push(age > 0 ? { ...stored.env, age } : stored.env);
+      } else out.push(text);
+    }
+    return out;
   };
   // Reads back what others stored while this member could not hear (duplicates are refused by
   // the router as stale_version, so reading twice is harmless).
@@ -145,18 +188,19 @@ export async function redisBus(opts) {
   // for the next attempt); never rejects.
   const send = (entry) => {
     if (entry.sending) return entry.sending;
-    const { delta } = entry;
-    const text = JSON.stringify(delta);
-    const stored = delta.change === 'opened' || delta.change === 'closed';
+    const { delta: envelope } = entry;
+    const text = JSON.stringify(envelope);
+    const d = envelope?.delta ?? {};
+    const stored = d.change === 'opened' || d.change === 'closed';
     const command = stored
       ? pub.eval(STORE, {
-        keys: [`${prefix}${delta.tool}`, channel],
-        arguments: [text, String(delta.version), String(delta.origin), String(ttlMs)],
+        keys: [`${prefix}${d.tool}:${d.origin}`],
+        arguments: [text, `{"ttl":${Math.round(ttlMs)},"env":${text}}`, String(Math.round(ttlMs)), channel],
       })
       : pub.publish(channel, text);
     entry.sending = Promise.resolve(command).then(
       (reply) => {
-        settle(entry, stored && Number(reply) === 0 ? 'stale' : 'published');
+        settle(entry, 'published');
         // An answer that came after its timeout: carry on with the rest.
         if (!looping && buffer.length > 0) queueMicrotask(kick);
         return true;
@@ -232,9 +276,17 @@ export async function redisBus(opts) {
   const connect = (c) => c.connect().catch(report);
   await within(timeoutMs + 500, 'redis connect', Promise.all([connect(pub), connect(sub)])).catch(report);
   await within(timeoutMs, 'redis subscribe', subscribe()).catch(report);
+  // Redis up but refusing this client (bad credentials, an ACL too narrow): a configuration
+  // error, said at once with its code, not a fleet that silently never hears anything.
+  if (refusal) {
+    closed = true;
+    for (const c of [sub, pub]) c.destroy?.();
+    throw refusal;
+  }
 
   return {
     kind: 'redis',
+    namespace,
     stats,
     get connected() {
       return pub.isReady;
@@ -273,10 +325,13 @@ export async function redisBus(opts) {
       handlers.add(handler);
       return () => handlers.delete(handler);
     },
+    /** The stored view; [] while Redis is away. Rejects with `redis_refused` when the ACL
+     * does not allow reading it (a misconfiguration, said at once). */
     async snapshot() {
       if (!pub.isReady) return [];
       return within(timeoutMs, 'redis snapshot', readKeys()).catch((e) => {
         report(e);
+        if (REFUSED.test(String(e?.message ?? ''))) throw refused(e, namespace);
         return [];
       });
     },

@@ -77,7 +77,8 @@ if (gateway.config.fleet) {
   }
   try {
     const bus = await fleetPkg.redisBus({ url: gateway.config.fleet.redis, namespace: gateway.config.fleet.namespace, onError: (e) => log('fleet_error', { error: e?.message ?? String(e) }) });
-    fleet = await fleetPkg.joinFleet(gateway.router, bus);
+    // The fleet key (HMAC-SHA256 over every delta) comes from the environment, not the config file.
+    fleet = await fleetPkg.joinFleet(gateway.router, bus, { key: process.env.SHR_FLEET_KEY });
   } catch (e) {
     await gateway.close();
     die(1, `fleet: ${e?.message ?? e}`);

@@ -418,6 +418,8 @@ impl HealthBook {
         if closed {
             self.note_failure(v, now);
         }
+        // With the fleet's evidence this failure may complete a quorum (see `fleet`).
+        let change = change.or_else(|| self.quorum_trip(v, now));
         self.note(v, change, now);
         change
     }
