@@ -48,8 +48,8 @@ function alive(pid) {
 }
 
 /** The gateway CLI over raw stdio: JSON-RPC lines out, JSON log lines from stderr. */
-function gatewayProcess(configPath, { command = process.execPath, args = [CLI, '--config', configPath], stdin = 'pipe' } = {}) {
-  const proc = spawn(command, args, { stdio: [stdin, 'pipe', 'pipe'] });
+function gatewayProcess(configPath, { command = process.execPath, args = [CLI, '--config', configPath], stdin = 'pipe', env } = {}) {
+  const proc = spawn(command, args, { stdio: [stdin, 'pipe', 'pipe'], env: { ...process.env, ...env } });
   closers.push(async () => proc.kill('SIGKILL'));
   const messages = [];
   const logs = [];
@@ -297,7 +297,8 @@ test('with a fleet section the CLI joins the fleet (@shr/fleet by name, a real R
     capabilities: [{ name: 'refund', alternatives: ['pay/refund'] }],
     fleet: { redis: redis.url, namespace: 'shr-life', origin: 'gw-life' },
   });
-  const g = gatewayProcess(path);
+  // The fleet key signs every delta; it comes from the environment, never the config file.
+  const g = gatewayProcess(path, { env: { SHR_FLEET_KEY: 'a fleet key of 16 bytes or more' } });
   await initialize(g);
   g.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'refund', arguments: { order: 'f1' } } });
   assert.match(textOf((await g.reply(2)).result), /pay refund ok for f1/);

@@ -68,8 +68,10 @@ test('the packed packages install in an empty folder and run from there', { time
     const hub = memoryHub();
     const a = new shr.Router(graph, { origin: 'a' });
     const b = new shr.Router(graph, { origin: 'b' });
-    const fa = await joinFleet(a, hub.bus());
-    const fb = await joinFleet(b, hub.bus());
+    // Signed deltas (the fleet key), and one member's word is enough here (quorum 1).
+    const opts = { key: 'a fleet key of 16 bytes or more', quorum: 1 };
+    const fa = await joinFleet(a, hub.bus(), opts);
+    const fb = await joinFleet(b, hub.bus(), opts);
     for (let i = 0; i < 10; i += 1) a.record('pay', { ok: false, hard: true });
     await fa.flush();
     const t0 = Date.now();
