@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::graph::Edge;
+use super::{fleet_hold, HealthBook, Refusal};
+use crate::graph::{Edge, NodeIx};
+use crate::Millis;
 
 /// The effective weight of an edge (DESIGN section 2): its description cost times the live
 /// weight of the tool it enters. Infinite when the tool's weight is (an open breaker, a spent
@@ -63,5 +65,57 @@ impl Factors {
         } else {
             w
         }
+    }
+}
+
+/// A tool's weight from its health: the factors above, read off its telemetry and admission.
+impl HealthBook {
+    /// The factors of the tool's weight now. A tool that would refuse a call now (breaker OPEN
+    /// or its probes out, bulkhead full, rate limit spent) weighs infinite: every run routes
+    /// around it until it can take calls again.
+    pub fn factors(&self, v: NodeIx, now: Millis) -> Factors {
+        self.factors_with(v, now, true)
+    }
+
+    fn factors_with(&self, v: NodeIx, now: Millis, admission: bool) -> Factors {
+        let Some(t) = self.tools.get(v) else {
+            return Factors {
+                base_cost: 1.0,
+                latency: 1.0,
+                reliability: 1.0,
+                rate_limit: 1.0,
+                availability: 1.0,
+            };
+        };
+        let refusal =
+            if admission { t.refusal(now).or(fleet_hold(t, self.fleet.held(v, now))) } else { None };
+        let rate_limit = match refusal {
+            Some(Refusal::RateLimited) => f64::INFINITY,
+            _ => rate_limit_factor(t.calls_in_window(now), t.quota),
+        };
+        let availability = match refusal {
+            Some(Refusal::Open | Refusal::Probing | Refusal::Full) => f64::INFINITY,
+            _ => t.breaker.availability(),
+        };
+        // Failures weigh a tool down for a cooldown, not for the whole window (healing back).
+        let error_rate = t.breaker.weighed_error_rate(now);
+        Factors {
+            base_cost: t.base_cost,
+            latency: latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0)),
+            reliability: reliability_factor(error_rate),
+            rate_limit,
+            availability,
+        }
+    }
+
+    /// The tool's weight if it could take a call now: what a run weighs a tool it already has
+    /// a call in flight to, and what a tool that is only full or rate-limited will weigh.
+    pub fn weight_when_admitted(&self, v: NodeIx, now: Millis) -> f64 {
+        self.factors_with(v, now, false).weight()
+    }
+
+    /// The composite weight routing uses for edges into this tool.
+    pub fn weight(&self, v: NodeIx, now: Millis) -> f64 {
+        self.factors(v, now).weight()
     }
 }

@@ -39,30 +39,25 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use js_sys::{Array, Function, Object, Promise};
-use serde_json::Value;
-use shr_core::{Action, Category, Decision, Outcome, Run, ToolFailure, ToolResult};
+use shr_core::{Action, Decision, Outcome, Run, ToolResult};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{from_js_camel, get, is_nullish, stringify, to_js, tool_failure};
+use crate::convert::{get, is_nullish, to_js};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
 mod cancel;
 mod options;
+mod outcome;
+mod wait;
 
 use cancel::Abort;
 use options::{RunOptions, MAX_TIMER_MS};
 pub use options::{DEFAULT_ESCALATE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS};
-
-/// A promise that resolves with `value` after `ms`, and the timer to clear.
-fn timer(ms: f64, value: &JsValue) -> (Promise, JsValue) {
-    let mut id = JsValue::UNDEFINED;
-    let p = Promise::new(&mut |resolve, _reject| {
-        id = set_timeout(&resolve, ms, value);
-    });
-    (p, id)
-}
+pub(crate) use outcome::parse_decision;
+use outcome::{permanent, result_of, Settled};
+use wait::{timer, Deadline, Sleep, SLEEP_GRACE_MS};
 
 #[wasm_bindgen]
 extern "C" {
@@ -118,47 +113,6 @@ impl Phase {
             Phase::Running { timer, .. } | Phase::Late { timer, .. } => clear_timeout(timer),
         }
     }
-}
-
-/// A wait of `ms` (a duration: a clock that steps back changes nothing), through the host's
-/// `sleep` or a timer. A host `sleep` is bounded: if it has not settled a second after the wait,
-/// the wait has expired and the run ends, saying so.
-struct Sleep {
-    ms: f64,
-    fut: JsFuture,
-    /// The timer of the wait (no host `sleep`) or of its bound.
-    timer: JsValue,
-    /// What the bound resolves with, when there is a host `sleep`.
-    expired: Option<JsValue>,
-}
-
-/// How long a host `sleep` may take past the wait it was asked for.
-const SLEEP_GRACE_MS: f64 = 1_000.0;
-
-impl Sleep {
-    /// `Ok(())` when the wait is over, `Err` with the reason when the run must end.
-    fn ended(&self, r: Result<JsValue, JsValue>) -> Result<(), End> {
-        clear_timeout(&self.timer);
-        match r {
-            Err(e) => {
-                Err(End::Failed(ShrError::new("bad_options", format!("sleep() failed: {}", message_of(&e)))))
-            }
-            Ok(v) if self.expired.as_ref().is_some_and(|x| Object::is(&v, x)) => Err(End::Expired(format!(
-                "sleep({}) did not settle within {} ms",
-                self.ms,
-                self.ms + SLEEP_GRACE_MS
-            ))),
-            Ok(_) => Ok(()),
-        }
-    }
-}
-
-/// What a settled call gave.
-enum Settled {
-    Value(JsValue),
-    Threw(JsValue),
-    /// Timed out, and nobody knows what it did: the message says how.
-    Unknown(String),
 }
 
 /// Why a run stops before the core finishes it.
@@ -246,21 +200,6 @@ struct Host {
     late_ms: f64,
 }
 
-/// A run's deadline: the timer's promise (for races in JS) and a future of it (for polls).
-struct Deadline {
-    ms: f64,
-    promise: Promise,
-    future: JsFuture,
-    timer: JsValue,
-    sentinel: JsValue,
-}
-
-impl Deadline {
-    fn passed(&self) -> End {
-        End::Expired(format!("the run's deadline of {} ms passed", self.ms))
-    }
-}
-
 impl Host {
     async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, ShrError> {
         match self.steps(inner, run).await {
@@ -337,7 +276,7 @@ impl Host {
                     call.phase.clear();
                     let now = self.opts.now()?;
                     let latency = now.saturating_sub(call.started) as f64;
-                    let (result, output) = self.translate(&call.tool, settled, latency);
+                    let (result, output) = result_of(&call.tool, settled, latency);
                     let ok = matches!(result, ToolResult::Ok { .. });
                     inner
                         .borrow_mut()
@@ -587,38 +526,6 @@ impl Host {
         }
     }
 
-    /// A settled call as the core's `ToolResult`, and the output to keep for later tools.
-    fn translate(&self, tool: &str, settled: Settled, latency_ms: f64) -> (ToolResult, JsValue) {
-        let fail = |category, transient, message: String, agent_action| ToolFailure {
-            category,
-            transient,
-            message,
-            agent_action,
-            latency_ms,
-        };
-        let failure = match settled {
-            Settled::Unknown(message) => {
-                return (ToolResult::Unknown { message, latency_ms }, JsValue::UNDEFINED)
-            }
-            Settled::Threw(e) => fail(Category::Service, true, message_of(&e), None),
-            Settled::Value(v) => match tool_failure(&v) {
-                Ok(Some(f)) => ToolFailure { latency_ms, ..f },
-                Err(m) => {
-                    fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
-                }
-                Ok(None) => match output_of(&v) {
-                    // Later tools get the value that was validated, a copy: not the live object,
-                    // which a getter or a later change could make differ from what was checked.
-                    Ok((output, snapshot)) => return (ToolResult::Ok { output, latency_ms }, snapshot),
-                    Err(m) => {
-                        fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
-                    }
-                },
-            },
-        };
-        (ToolResult::Err(failure), JsValue::UNDEFINED)
-    }
-
     /// Clears the timers of the run and of calls still in flight when it ends (a finished run
     /// does not wait for them; their results are ignored), so that nothing of it keeps a host's
     /// event loop alive, and aborts those calls.
@@ -635,18 +542,6 @@ impl Host {
     }
 }
 
-/// A permanent service failure as a tool would return it (seed 003): a tool the host did not
-/// give is no transient fault, and retrying it would only fail again.
-fn permanent(message: &str) -> Promise {
-    let failure = Object::new();
-    for (k, v) in
-        [("success", JsValue::FALSE), ("error", JsValue::from_str(message)), ("transient", JsValue::FALSE)]
-    {
-        let _ = js_sys::Reflect::set(&failure, &JsValue::from_str(k), &v);
-    }
-    promise_resolve(&failure).unwrap_or_else(|e| promise_reject(&e))
-}
-
 /// A random UUID (`crypto.randomUUID`), else 128 random bits from `Math.random` in hex.
 fn random_key() -> Option<String> {
     let crypto = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("crypto")).ok();
@@ -658,32 +553,4 @@ fn random_key() -> Option<String> {
         let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
         Some([part(), part(), part(), part()].concat())
     })
-}
-
-/// A tool's return value as JSON output (`undefined` is `null`), and the same value as a fresh
-/// JS copy of that JSON (what later tools receive).
-fn output_of(v: &JsValue) -> Result<(Value, JsValue), String> {
-    if v.is_undefined() {
-        return Ok((Value::Null, JsValue::NULL));
-    }
-    match stringify(v)? {
-        None => Err("a function or symbol is not data".into()),
-        Some(text) => {
-            let output = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            let copy = js_sys::JSON::parse(&text).map_err(|e| message_of(&e))?;
-            Ok((output, copy))
-        }
-    }
-}
-
-/// A decision from JS: `{decision: 'demote', goal} | {decision: 'approve'} |
-/// {decision: 'abort', message} | {decision: 'hand_off', to}`.
-pub(crate) fn parse_decision(v: &JsValue) -> Result<Decision, ShrError> {
-    if !v.is_object() || Array::is_array(v) {
-        return Err(ShrError::new(
-            "bad_decision",
-            "decision must be an object {decision: 'demote'|'approve'|'abort'|'hand_off', ...}",
-        ));
-    }
-    from_js_camel(v, "decision", "bad_decision", &[])
 }
