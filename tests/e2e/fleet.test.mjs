@@ -62,8 +62,8 @@ test('a tab refuses and counts what is not a delta it can apply, and keeps routi
   await a.close();
   const posted = await b.evaluate(([from, me]) => {
     const c = new BroadcastChannel('shr-visualizer-fleet');
-    const now = Date.now();
-    const d = (delta) => JSON.stringify({ graph: 'S1', delta: { tool: 'stripe', change: 'closed', version: 9, origin: 'tab-evil', at: now, ...delta } });
+    // The delta format of the core: {tool, change, cooldown (opened only), version, origin}.
+    const d = (delta) => JSON.stringify({ graph: 'S1', delta: { tool: 'stripe', change: 'closed', version: 9, origin: 'tab-evil', ...delta } });
     const messages = [
       42, // not text
       'not json', // malformed
@@ -73,8 +73,8 @@ test('a tab refuses and counts what is not a delta it can apply, and keeps routi
       d({ version: 1, origin: from }), // stale_version: a's "opened" was version 1
       d({ origin: me }), // bad_origin: b's own
       d({ version: 0 }), // bad_version
-      d({ change: 'opened' }), // bad_change: opened without until
-      JSON.stringify({ graph: 'S2', delta: { tool: 'stripe', change: 'closed', version: 9, origin: 'tab-evil', at: now } }), // another graph
+      d({ change: 'opened' }), // bad_change: opened without its cooldown
+      JSON.stringify({ graph: 'S2', delta: { tool: 'stripe', change: 'closed', version: 9, origin: 'tab-evil' } }), // another graph
     ];
     messages.forEach((m) => c.postMessage(m));
     c.close();

@@ -235,8 +235,10 @@ fn health_book_weights_hold_still_until_steady_until() {
     let w = h.weight(a, 500);
     assert_eq!(h.weight(a, 1_099), w);
     assert!(h.weight(a, 1_100) < w, "a cooldown with no new failure: the error rate stops weighing");
-    // Early, never late: the failure leaving the 10 s window changes no weight now.
-    assert_eq!(h.steady_until(1_100), 10_100, "the failure at 100 leaves the 10 s window");
+    // Early, never late: the latency sample at 400 stops weighing a cooldown later (it weighed
+    // 1, being the baseline), and the failure leaving the 10 s window changes no weight now.
+    assert_eq!(h.steady_until(1_100), 1_400, "the latency sample at 400 stops weighing");
+    assert_eq!(h.steady_until(1_400), 10_100, "the failure at 100 leaves the 10 s window");
     assert_eq!(h.steady_until(10_100), 10_400, "then the success at 400 leaves");
     assert_eq!(h.steady_until(10_400), u64::MAX);
     h.on_call(q, 20_000);

@@ -68,6 +68,8 @@ pub const QUOTA_WINDOW_MS: Millis = 60 * 60 * 1000;
 pub struct ToolHealth {
     pub breaker: Breaker,
     latencies: VecDeque<f64>,
+    /// When the last latency sample was taken.
+    latency_at: Option<Millis>,
     calls: VecDeque<Millis>,
     baseline_ms: Option<f64>,
     quota: Option<u32>,
@@ -172,6 +174,7 @@ impl HealthBook {
                 .map(|n| ToolHealth {
                     breaker: Breaker::new(config),
                     latencies: VecDeque::new(),
+                    latency_at: None,
                     calls: VecDeque::new(),
                     baseline_ms: n.baseline_latency_ms(),
                     quota: n.quota(),
@@ -272,7 +275,7 @@ impl HealthBook {
         if permit.generation != t.breaker.generation() {
             t.breaker.on_stale(now, matches!(observed, Observation::Success { .. }));
             if let Observation::Success { latency_ms } = observed {
-                Self::remember_latency(t, latency_ms);
+                Self::remember_latency(t, latency_ms, now);
             }
             self.watch(permit.tool, now);
             return None;
@@ -341,7 +344,17 @@ impl HealthBook {
                 let calls =
                     t.calls.iter().map(|c| c.saturating_add(QUOTA_WINDOW_MS)).filter(|&at| at > now).min();
                 let token = t.bucket.as_ref().map(|b| b.next_token_at(now)).filter(|&at| at > now);
-                [t.breaker.window_expires_after(now), t.breaker.penalty_ends_after(now), calls, token]
+                let slow_until = t
+                    .latency_at
+                    .map(|at| at.saturating_add(t.breaker.config().cooldown_ms))
+                    .filter(|&at| at > now);
+                [
+                    t.breaker.window_expires_after(now),
+                    t.breaker.penalty_ends_after(now),
+                    slow_until,
+                    calls,
+                    token,
+                ]
             })
             .flatten()
             .min()
@@ -383,7 +396,7 @@ impl HealthBook {
         self.tools.get_mut(v).is_some_and(|t| t.breaker.try_acquire(now))
     }
 
-    fn remember_latency(t: &mut ToolHealth, latency_ms: f64) {
+    fn remember_latency(t: &mut ToolHealth, latency_ms: f64, now: Millis) {
         if latency_ms.is_finite() && latency_ms >= 0.0 {
             if t.baseline_ms.is_none() {
                 // With no declared baseline, the first observation is the tool's normal.
@@ -393,6 +406,7 @@ impl HealthBook {
                 t.latencies.pop_front();
             }
             t.latencies.push_back(latency_ms);
+            t.latency_at = Some(now);
         }
     }
 
@@ -404,7 +418,7 @@ impl HealthBook {
             // Back from an outage: latencies from before it say nothing now.
             t.latencies.clear();
         }
-        Self::remember_latency(t, latency_ms);
+        Self::remember_latency(t, latency_ms, now);
         self.watch(v, now);
         self.note(v, change, now);
         change

@@ -118,14 +118,16 @@ impl HealthBook {
         if let Some(out) = self.probes.out.get_mut(probe.tool) {
             *out = false;
         }
-        // A probe's failure is the tool still being down: no counting toward a threshold.
+        // A probe's failure is the tool still being down: no counting toward a threshold. Its
+        // latency is a health check's (a ping), not the tool's work: no latency sample.
         let observed = match observed {
             Observation::Failure => Observation::Outage,
+            Observation::Success { .. } => Observation::Success { latency_ms: f64::NAN },
             o => o,
         };
         let closed = self.settle(probe.permit, observed, now);
         if closed.is_some_and(|t| t.to == BreakerState::Closed) {
-            // The probe is the evidence the recovery ramp waits for (see `Breaker::recovered`).
+            // The probe is the evidence the tool is back (see `Breaker::recovered`).
             if let Some(t) = self.tools.get_mut(probe.tool) {
                 t.breaker.recovered();
             }

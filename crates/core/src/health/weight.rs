@@ -101,7 +101,7 @@ impl HealthBook {
         let error_rate = t.breaker.weighed_error_rate(now);
         Factors {
             base_cost: t.base_cost,
-            latency: latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0)),
+            latency: self.latency_factor_of(t, now),
             reliability: reliability_factor(error_rate),
             rate_limit,
             availability,
@@ -117,5 +117,16 @@ impl HealthBook {
     /// The composite weight routing uses for edges into this tool.
     pub fn weight(&self, v: NodeIx, now: Millis) -> f64 {
         self.factors(v, now).weight()
+    }
+
+    /// Like the error rate, slowness weighs on a tool for a cooldown after its last sample: a tool
+    /// weighed down by it gets no calls, so no faster call could ever lift the weight.
+    fn latency_factor_of(&self, t: &super::ToolHealth, now: Millis) -> f64 {
+        match t.latency_at {
+            Some(at) if now.saturating_sub(at) < t.breaker.config().cooldown_ms => {
+                latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0))
+            }
+            _ => 1.0,
+        }
     }
 }
