@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
-import { Router, refundGraph } from './helpers.mjs';
+import { Router, refundGraph, sleep, until } from './helpers.mjs';
 import { startRedis } from './redis-server.mjs';
 import { redisBus, joinFleet } from '../../packages/fleet/src/index.mjs';
 import { sealer } from '../../packages/fleet/src/sign.mjs';
@@ -14,14 +14,6 @@ import { sealer } from '../../packages/fleet/src/sign.mjs';
 const KEY = 'redis-trust-fleet-key-0123456789';
 const ADMIN = 'admin-pw-0123456789';
 const NS = 'pay';
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(what, ok, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 /** The ACL of a fleet member for namespace `ns`: its keys and channel (exactly: `shr:${ns}:*`
  * would also grant namespaces `${ns}:x`), the commands it uses. */

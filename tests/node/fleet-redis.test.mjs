@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect } from 'node:net';
 import { createClient } from 'redis';
-import { Router, refundGraph } from './helpers.mjs';
+import { Router, refundGraph, sleep, until } from './helpers.mjs';
 import { startRedis, freePort } from './redis-server.mjs';
 import { redisBus, joinFleet } from '../../packages/fleet/src/index.mjs';
 import { hostileMessages } from '../../examples/fleet/hostile.mjs';
@@ -13,14 +13,6 @@ import { sealer } from '../../packages/fleet/src/sign.mjs';
 
 const KEY = 'redis-test-fleet-key-0123456789';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(what, ok, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 let redis;
 before(async () => { redis = await startRedis(); });

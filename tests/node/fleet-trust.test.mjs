@@ -4,14 +4,13 @@
 // keeps routing to healthy tools.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Router, refundGraph } from './helpers.mjs';
+import { Router, refundGraph, sleep } from './helpers.mjs';
 import { memoryHub, joinFleet } from '../../packages/fleet/src/index.mjs';
 import { sealer } from '../../packages/fleet/src/sign.mjs';
 
 const KEY = 'fleet-key-one-0123456789abcdef';
 const KEY2 = 'fleet-key-two-0123456789abcdef';
 const COOLDOWN = 500;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const router = (origin, extra = {}) => new Router(refundGraph(), { origin, config: { breaker: { cooldownMs: COOLDOWN } }, ...extra });
 const ok = async () => ({ ok: true });
 const tools = (over = {}) => ({ crm: ok, stripe: ok, razorpay: ok, email: ok, sms: ok, ...over });

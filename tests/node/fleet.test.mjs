@@ -2,7 +2,7 @@
 // knows; the fleet sends one probe; hostile messages are refused with a code, never a crash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Router, refundGraph } from './helpers.mjs';
+import { Router, refundGraph, sleep } from './helpers.mjs';
 import { memoryHub, joinFleet, startProbes, broadcastBus, redisBus } from '../../packages/fleet/src/index.mjs';
 import { hostileMessages } from '../../examples/fleet/hostile.mjs';
 import { sealer } from '../../packages/fleet/src/sign.mjs';
@@ -11,7 +11,6 @@ const KEY = 'test-fleet-key-0123456789abcdef';
 
 const COOLDOWN = 200;
 const options = (origin) => ({ origin, config: { breaker: { cooldownMs: COOLDOWN } } });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** N agents, each serving `tasks` refunds one after another, starting `stagger` ms apart;
  * stripe fails (a transient 503) until `down` is cleared. Returns calls per tool. */

@@ -99,3 +99,15 @@ export async function expectCode(fn, code, assert) {
   assert.equal(err.code, code, `code ${err.code}: ${err.message}`);
   return err;
 }
+
+/** Resolves after `ms` of real time. */
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `ok()` holds, looking every 5 ms; throws naming `what` after `ms`. */
+export async function until(what, ok, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${ms} ms)`);
+    await sleep(5);
+  }
+}

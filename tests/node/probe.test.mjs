@@ -3,7 +3,7 @@
 // an error with a code; a probe slot is never lost to a bad outcome or a forgotten number.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Router, refundGraph } from './helpers.mjs';
+import { Router, refundGraph, sleep, until } from './helpers.mjs';
 import { memoryHub, joinFleet, startProbes } from '../../packages/fleet/src/index.mjs';
 
 const COOLDOWN = 100;
@@ -14,14 +14,6 @@ const probed = (interval = INTERVAL) => {
   return g;
 };
 const options = (origin) => ({ origin, config: { breaker: { cooldownMs: COOLDOWN } } });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const until = async (what, ok, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(5);
-  }
-};
 
 test('the core says when to probe; a settled probe closes the breaker', { timeout: 10_000 }, () => {
   const r = new Router(probed(), options('solo'));
