@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Gateway } from '../../packages/mcp-gateway/src/gateway.mjs';
 import { Router } from './helpers.mjs';
+import { inProcess as joined } from './mcp-helpers.mjs';
 
 const SERVER = fileURLToPath(new URL('../../packages/mcp-gateway/test/servers/tool.mjs', import.meta.url));
 const CLI = fileURLToPath(new URL('../../packages/mcp-gateway/src/cli.mjs', import.meta.url));
@@ -34,15 +35,7 @@ writeFileSync(configPath, JSON.stringify(config));
 const closers = [];
 after(async () => { for (const c of closers.reverse()) await c().catch(() => {}); });
 
-async function inProcess(cfg = config) {
-  const gateway = await new Gateway(cfg).start();
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await gateway.mcpServer().connect(a);
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(b);
-  closers.push(() => client.close(), () => gateway.close());
-  return { gateway, client };
-}
+const inProcess = (cfg = config) => joined(cfg, closers);
 
 const textOf = (r) => r.content.map((c) => c.text).join(' ');
 

@@ -1,26 +1,21 @@
 // An upstream over streamable HTTP (a second gateway with --http on a loopback port, in front of
 // the project's test server) that dies and comes back on the same port: the calls reroute to
 // the stdio alternative, the gateway reconnects, and its ping probe puts the HTTP one back.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Gateway } from '../../packages/mcp-gateway/src/gateway.mjs';
 import { freePort } from './redis-server.mjs';
+import { sleep } from './helpers.mjs';
+import { scratch } from './mcp-helpers.mjs';
 
 const PKG = fileURLToPath(new URL('../../packages/mcp-gateway/', import.meta.url));
 const SERVER = join(PKG, 'test/servers/tool.mjs');
 const CLI = join(PKG, 'src/cli.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'shr-mcp-http-'));
-const closers = [];
-after(async () => {
-  for (const c of closers.reverse()) await c().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { dir, closers } = scratch('shr-mcp-http-');
 
 /** The far gateway over HTTP on `port`; resolves once it listens. */
 function farGateway(port) {

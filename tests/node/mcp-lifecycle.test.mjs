@@ -2,30 +2,22 @@
 // client that goes away (stdin closed, parent killed: the gateway and every upstream child are
 // gone within 2 s, checked by PID), a bad config (exit 2, one line), cancels and timeouts passed
 // on to the upstream, an escalation naming every server, /metrics, and no shr-wasm installed.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Gateway } from '../../packages/mcp-gateway/src/gateway.mjs';
+import { sleep } from './helpers.mjs';
+import { inProcess as joined, scratch } from './mcp-helpers.mjs';
 
 const PKG = fileURLToPath(new URL('../../packages/mcp-gateway/', import.meta.url));
 const SERVER = join(PKG, 'test/servers/tool.mjs');
 const CLI = join(PKG, 'src/cli.mjs');
 const FS = fileURLToPath(new URL('../../node_modules/.bin/mcp-server-filesystem', import.meta.url));
 const upstream = (kind, name = kind) => ({ command: process.execPath, args: [SERVER, kind, name] });
-const dir = mkdtempSync(join(tmpdir(), 'shr-mcp-life-'));
-const closers = [];
-after(async () => {
-  for (const c of closers.reverse()) await c().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { dir, closers } = scratch('shr-mcp-life-');
 const textOf = (r) => r.content.map((c) => c.text ?? '').join(' ');
 const writeConfig = (name, cfg) => {
   const p = join(dir, name);
@@ -181,15 +173,7 @@ test('a bad config exits 2 with one clear line', { timeout: 60_000 }, async () =
   }
 });
 
-async function inProcess(cfg) {
-  const gateway = await new Gateway(cfg).start();
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await gateway.mcpServer().connect(a);
-  const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(b);
-  closers.push(() => client.close(), () => gateway.close());
-  return { gateway, client };
-}
+const inProcess = (cfg) => joined(cfg, closers);
 
 test("an upstream answer over the limit is a clear error, not a crash; an isError is the tool's answer", { timeout: 60_000 }, async () => {
   const { gateway, client } = await inProcess({

@@ -38,13 +38,7 @@ export function sniffId(prefix) {
         }
         while (i < n && /\s/.test(prefix[i])) i += 1;
         const m = prefix.slice(i, i + 200).match(/^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.){0,160}")\s*[,}]/);
-        if (!m) return undefined;
-        try {
-          const id = JSON.parse(m[1]);
-          return typeof id === 'number' || typeof id === 'string' ? id : undefined;
-        } catch {
-          return undefined;
-        }
+        return m ? idOf(m[1]) : undefined;
       }
       continue;
     }
@@ -61,9 +55,13 @@ export function sniffId(prefix) {
 /** The `"id"` closing a message (`..., "id": 3}`), as the SDK writes a result: after it. */
 export function sniffTailId(tail) {
   const m = tail.match(/[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,160}")\s*}\s*$/);
-  if (!m) return undefined;
+  return m ? idOf(m[1]) : undefined;
+}
+
+/** A JSON-RPC id read from its JSON text: a number or a string, else `undefined`. */
+function idOf(text) {
   try {
-    const id = JSON.parse(m[1]);
+    const id = JSON.parse(text);
     return typeof id === 'number' || typeof id === 'string' ? id : undefined;
   } catch {
     return undefined;
