@@ -19,6 +19,8 @@ pub struct NodeState {
     pub(crate) told: bool,
     /// Its side effect was undone (it was branched back past).
     pub(crate) compensated: bool,
+    /// A plan abandoned it (built nothing on it); a later plan may keep it again.
+    pub(crate) abandoned: bool,
 }
 
 impl NodeState {
@@ -31,5 +33,17 @@ impl NodeState {
     }
     pub fn visits(&self) -> u32 {
         self.visits
+    }
+    /// Its last result (edge guards read it).
+    pub fn output(&self) -> Option<&Value> {
+        self.output.as_ref()
+    }
+    /// Whether its side effect was undone.
+    pub fn is_compensated(&self) -> bool {
+        self.compensated
+    }
+    /// Whether the current plan builds nothing on it (a plan branched back past it).
+    pub fn is_abandoned(&self) -> bool {
+        self.abandoned
     }
 }

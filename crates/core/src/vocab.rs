@@ -291,16 +291,27 @@ pub enum Status {
     Escalated,
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 /// The result of a task, covering the whole run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     pub status: Status,
     pub goal: String,
     pub original_goal: String,
-    /// Completed nodes in completion order, over the whole run.
+    /// The executed path the final plan used: completed nodes it built on, in completion order.
+    /// (Until a run ends at its goal, completed work not abandoned.)
     pub path: Vec<String>,
-    /// Sum of the description costs of every edge the run traversed.
+    /// Sum of the description costs of the edges of `path` the run traversed.
     pub cost: f64,
+    /// Completed tools no plan built on in the end (branched back past), in completion order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub abandoned: Vec<String>,
+    /// Cost of the edges traversed into abandoned work: spent, not on `path`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sunk_cost: f64,
     pub tool_calls: u32,
     pub llm_calls: u32,
     pub reroutes: u32,

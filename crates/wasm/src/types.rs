@@ -302,9 +302,14 @@ export interface Outcome {
   status: Status;
   goal: string;
   originalGoal: string;
-  /** Completed nodes in completion order. */
+  /** The executed path the final plan used: completed nodes it built on, in completion order. */
   path: string[];
+  /** Cost of the edges of `path`. */
   cost: number;
+  /** Completed tools no plan built on in the end (branched back past). */
+  abandoned?: string[];
+  /** Cost spent on abandoned work, not on `path`. */
+  sunkCost?: number;
   toolCalls: number;
   llmCalls: number;
   reroutes: number;

@@ -2,6 +2,7 @@
 
 pub mod bidirectional;
 pub mod dijkstra;
+pub mod keep;
 pub mod oracle;
 pub mod topo;
 

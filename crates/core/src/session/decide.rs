@@ -128,15 +128,16 @@ impl Run {
         if self.outcome.is_some() {
             return;
         }
-        let path: alloc::vec::Vec<String> =
-            self.completion.iter().map(|&v| env.graph.id(v).to_string()).collect();
+        let (path, cost, sunk_cost, abandoned) = self.executed(env);
         let c = self.counts;
         let outcome = Outcome {
             status,
             goal: env.graph.id(self.goal).to_string(),
             original_goal: env.graph.id(self.original_goal).to_string(),
             path: path.clone(),
-            cost: self.cost,
+            cost,
+            abandoned,
+            sunk_cost,
             tool_calls: c.tool_calls,
             llm_calls: c.llm_calls,
             reroutes: c.reroutes,
@@ -145,7 +146,7 @@ impl Run {
             revisits: c.revisits,
             message: message.clone(),
         };
-        self.emit(EventKind::Finished { status, goal: outcome.goal.clone(), path, cost: self.cost, message });
+        self.emit(EventKind::Finished { status, goal: outcome.goal.clone(), path, cost, message });
         self.escalation = None;
         self.outcome = Some(outcome);
     }

@@ -39,6 +39,7 @@
 //! ```
 
 mod decide;
+mod lineage;
 mod replan;
 mod report;
 mod step;
@@ -136,6 +137,8 @@ pub struct Run {
     /// Side effects to undo before the plan goes on: (the tool, the tool that undoes it), in
     /// the order they run (the latest effect first).
     compensations: alloc::collections::VecDeque<(NodeIx, NodeIx)>,
+    /// This replan is a recovery: completed side effects not undone are not entered again.
+    keep_effects: bool,
     /// Risk rules already answered by an escalation.
     acknowledged: Vec<bool>,
     escalation: Option<EscalationRequest>,
@@ -190,6 +193,7 @@ impl Run {
             waiting_since: None,
             pauses: 0,
             compensations: alloc::collections::VecDeque::new(),
+            keep_effects: false,
             acknowledged: alloc::vec![false; graph.risk_rules().len()],
             escalation: None,
             outcome: None,

@@ -36,17 +36,21 @@ impl Run {
         let mut plan = self.plan.take().unwrap_or_default();
         let old = plan.clone();
         let had_plan = !old.nodes.is_empty();
-        let mut found = self.route(env, &sources, cyclic, true, false, &mut plan);
-        let mut abandoned = Vec::new();
-        if !found && !cyclic && env.config.replan_from == ReplanFrom::Completed && !self.completion.is_empty()
-        {
+        // A reroute never re-runs a completed side effect that was not undone (a loop the
+        // workflow's guards take may).
+        self.keep_effects = !pending.failed.is_empty();
+        let mut blocked_by = Vec::new();
+        let mut found = self.plan_from(env, &sources, cyclic, &mut plan, &mut blocked_by);
+        if !found && env.config.replan_from == ReplanFrom::Completed && !self.completion.is_empty() {
             // A dead end after completed work: branch from earlier work rather than ask the LLM.
             let points = self.branch_points(env);
-            found = self.route(env, &points, false, true, false, &mut plan);
-            if found {
-                abandoned = self.branch_back(env, &plan);
+            if points.iter().any(|p| !sources.contains(p)) {
+                blocked_by.clear();
+                self.keep_effects = true;
+                found = self.plan_from(env, &points, cyclic, &mut plan, &mut blocked_by);
             }
         }
+        let abandoned = if found { self.let_go(env, &plan) } else { Vec::new() };
         self.needs_replan = false;
         if found {
             self.waiting_since = None;
@@ -116,10 +120,10 @@ impl Run {
             } else if overflow {
                 Some(OVERFLOW_ACTION.to_string())
             } else {
-                self.blocking_side_effect(env, &sources).map(|v| {
+                blocked_by.first().map(|&v| {
                     alloc::format!(
-                        "A path from earlier work exists, but it branches back past `{}`, which has a side \
-                         effect and no `compensate` tool to undo it.",
+                        "A path from earlier work exists, but it abandons `{}`, which has a side effect \
+                         and no `compensate` tool able to undo it.",
                         env.graph.id(v)
                     )
                 })
@@ -129,57 +133,48 @@ impl Run {
         }
     }
 
-    /// Completed nodes a plan may branch from: the latest first, back to (and with) the first
-    /// side effect that cannot be undone, past which no plan may go.
-    fn branch_points(&self, env: &Env<'_>) -> Vec<NodeIx> {
-        let mut out = Vec::new();
-        for &u in self.completion.iter().rev() {
-            if !self.nodes[u].completed || out.contains(&u) {
-                continue;
-            }
-            out.push(u);
-            let node = env.graph.node(u);
-            if node.side_effect && node.compensate().is_none() && !self.nodes[u].compensated {
-                break;
-            }
+    /// The cheapest plan from `sources` that abandons no side effect it cannot undo, weighing
+    /// the compensations it needs (see `lineage`). `blocked_by`: the side effects that barred
+    /// a plan that otherwise exists.
+    fn plan_from(
+        &mut self,
+        env: &Env<'_>,
+        sources: &[NodeIx],
+        cyclic: bool,
+        plan: &mut Plan,
+        blocked_by: &mut Vec<NodeIx>,
+    ) -> bool {
+        if !self.route(env, sources, cyclic, true, false, plan) {
+            return false;
         }
-        out
+        let abandoned = self.abandoned_by(env, plan);
+        if !abandoned.iter().any(|&w| env.graph.node(w).side_effect && !self.nodes[w].compensated) {
+            return true;
+        }
+        if self.route_keeping(env, sources, cyclic, plan) {
+            return true;
+        }
+        *blocked_by = self.irreversible(env, &abandoned);
+        false
     }
 
-    /// The side effect with no compensation that keeps `plan`-less runs from branching further
-    /// back, when a path from the work behind it would exist.
-    fn blocking_side_effect(&mut self, env: &Env<'_>, tips: &[NodeIx]) -> Option<NodeIx> {
-        if env.config.replan_from != ReplanFrom::Completed {
-            return None;
+    /// Commits `plan`: what it abandons is marked (reported once), its side effects queued to
+    /// be undone before the plan goes on, latest first; what it keeps is no longer abandoned.
+    fn let_go(&mut self, env: &Env<'_>, plan: &Plan) -> Vec<NodeIx> {
+        let kept = self.kept_by(env, plan);
+        for (v, k) in kept.iter().enumerate() {
+            if *k {
+                self.nodes[v].abandoned = false;
+            }
         }
-        let points = self.branch_points(env);
-        let blocker = *points.last()?;
-        let node = env.graph.node(blocker);
-        if !(node.side_effect && node.compensate().is_none()) || points.len() == self.completion.len() {
-            return None;
-        }
-        let all: Vec<NodeIx> = self.completion.iter().copied().filter(|&u| self.nodes[u].completed).collect();
-        let mut plan = Plan::default();
-        (all.len() > tips.len() && self.route(env, &all, false, true, false, &mut plan)).then_some(blocker)
-    }
-
-    /// The completed work `plan` branches back past (completed after the plan's earliest
-    /// completed node, and not on the plan), latest first; its side effects are queued to be
-    /// undone before the plan goes on.
-    fn branch_back(&mut self, env: &Env<'_>, plan: &Plan) -> Vec<NodeIx> {
-        let Some(from) = self.completion.iter().position(|&u| plan.contains(u)) else { return Vec::new() };
-        let past: Vec<NodeIx> = self.completion[from + 1..]
-            .iter()
-            .rev()
-            .copied()
-            .filter(|&w| !plan.contains(w) && env.graph.node(w).tool)
-            .collect();
+        let past = self.abandoned_by(env, plan);
         for &w in &past {
             let node = env.graph.node(w);
             if let (true, Some(by), false) = (node.side_effect, node.compensate(), self.nodes[w].compensated)
             {
                 self.compensations.push_back((w, by));
             }
+            self.nodes[w].abandoned = true;
         }
         past
     }
@@ -215,7 +210,26 @@ impl Run {
         admitted: bool,
         plan: &mut Plan,
     ) -> bool {
-        let weights = RunWeights {
+        let mut dijkstra = core::mem::take(&mut self.dijkstra);
+        let weights = self.weights(env, cyclic, visit_budget, admitted);
+        let found = if cyclic {
+            dijkstra.route_from_into(env.graph, &[], sources, self.goal, &weights, &mut (), plan)
+        } else {
+            dijkstra.route_into(env.graph, sources, self.goal, &weights, &mut (), plan)
+        };
+        self.dijkstra = dijkstra;
+        found
+    }
+
+    /// The weights this run routes with now (see [`RunWeights`]).
+    pub(super) fn weights<'a>(
+        &'a self,
+        env: &'a Env<'_>,
+        cyclic: bool,
+        visit_budget: bool,
+        admitted: bool,
+    ) -> RunWeights<'a> {
+        RunWeights {
             graph: env.graph,
             health: env.health,
             nodes: &self.nodes,
@@ -225,12 +239,8 @@ impl Run {
             // Outside a cyclic workflow completed work is never re-entered: a plan through a
             // completed node would make what follows it ready before what precedes it ran.
             mask_completed: !cyclic,
+            keep_effects: self.keep_effects,
             now: self.now,
-        };
-        if cyclic {
-            self.dijkstra.route_from_into(env.graph, &[], sources, self.goal, &weights, &mut (), plan)
-        } else {
-            self.dijkstra.route_into(env.graph, sources, self.goal, &weights, &mut (), plan)
         }
     }
 
@@ -245,9 +255,10 @@ impl Run {
             let down = env.graph.node(s).tool && !env.health.weight(s, self.now).is_finite();
             return if self.nodes[s].avoided || down { Vec::new() } else { alloc::vec![s] };
         }
+        let tainted = self.tainted(env);
         let mut out = Vec::new();
         for &v in &self.completion {
-            if !self.nodes[v].completed || out.contains(&v) {
+            if !self.nodes[v].completed || out.contains(&v) || tainted.get(v).copied().unwrap_or(false) {
                 continue;
             }
             let open_succ =
@@ -264,7 +275,7 @@ impl Run {
 /// this task avoids, outside cyclic workflows for completed nodes and, in cyclic workflows, for
 /// tools out of visits. A guarded edge counts only when its source's result satisfies the guard;
 /// before that result exists (a step still ahead) the guard is assumed to hold.
-struct RunWeights<'a> {
+pub(super) struct RunWeights<'a> {
     graph: &'a ToolGraph,
     health: &'a HealthBook,
     nodes: &'a [NodeState],
@@ -277,6 +288,8 @@ struct RunWeights<'a> {
     /// Outside a cyclic workflow: completed nodes, which no edge may enter again (the sources,
     /// completed themselves, are settled at cost 0 before any edge could reach them).
     mask_completed: bool,
+    /// A completed side effect that was not undone is not entered again (a reroute).
+    keep_effects: bool,
     now: Millis,
 }
 
@@ -285,6 +298,9 @@ impl EdgeWeight for RunWeights<'_> {
         let edge = self.graph.edge(e);
         let to = &self.nodes[edge.to];
         if (self.mask_completed && to.completed) || to.avoided || to.visits >= self.visit_budget {
+            return f64::INFINITY;
+        }
+        if self.keep_effects && to.completed && !to.compensated && self.graph.node(edge.to).side_effect {
             return f64::INFINITY;
         }
         let tool = if self.admitted || self.in_flight.contains_key(&edge.to) {
