@@ -239,7 +239,7 @@ test('P4 without validators: a success claimed on wrong data is a silent failure
   await end(page);
   assert.equal((await text(page, 'silent-shr')).trim(), '⚠ yes');
   assert.match(await text(page, 'row-shr'), /✗ no/);
-  assert.match(await text(page, 'row-react'), /SHR's actions, priced/);
+  assert.doesNotMatch(await text(page, 'row-react'), /priced/, "the ReAct row is the agent's own run");
   // With validators on, the wrong data is caught: no silent failure.
   const checked = await open(env.browser, `${env.url}?scenario=perturb:C1&mode=P4&validators=1`);
   await end(checked);

@@ -232,7 +232,7 @@ pub fn describe(v: &View, lane: Lane, k: usize) -> String {
 pub fn available(v: &View, lane: Lane) -> bool {
     match lane {
         Lane::Shr => true,
-        Lane::React => !v.react_priced && !v.react_steps.is_empty(),
+        Lane::React => !v.react_steps.is_empty(),
         Lane::Static => !v.workflow_moves.is_empty(),
     }
 }

@@ -135,11 +135,8 @@ pub struct View {
     /// The runs of the three executors (the static workflow only on the paper's scenarios).
     pub shr: RunReport,
     pub react: RunReport,
-    /// Whether `react` is SHR's run priced by ReAct's cost model (no catalogue for an agent of
-    /// its own), rather than the ReAct agent's own run.
-    pub react_priced: bool,
     pub workflow: Option<RunReport>,
-    /// The ReAct agent's Thought / Action / Observation steps (empty when `react_priced`).
+    /// The ReAct agent's Thought / Action / Observation steps.
     pub react_steps: Vec<ReactStep>,
     /// The static workflow's moves (empty without a workflow).
     pub workflow_moves: Vec<WorkflowMove>,
@@ -192,7 +189,7 @@ impl View {
             })
             .collect();
 
-        let mut react_steps = Vec::new();
+        let react_steps;
         let mut workflow_moves = Vec::new();
         let (shr, react, workflow) = match &setup.source {
             Source::Pack(sc) | Source::Imported(sc) => {
@@ -222,8 +219,9 @@ impl View {
                     (run.tool_calls, false),
                     run.success,
                 );
-                let react = scenario::as_react(shr.clone());
-                (shr, react, None)
+                let react = cyclic::react::run(example, *p, *seed).react;
+                react_steps = react.steps;
+                (shr, react.report, None)
             }
             Source::Perturb { task, target, mode, validators, family, .. } => {
                 let fault = FaultProfile { target: target.clone(), mode: *mode };
@@ -243,12 +241,12 @@ impl View {
                     (run.flags.tool_calls, wrong_data),
                     run.flags.recovered,
                 );
-                let react = scenario::as_react(shr.clone());
-                (shr, react, None)
+                let react = perturb::react::run(task, &fault, &setup).run;
+                react_steps = react.steps;
+                (shr, react.report, None)
             }
         };
         let timeline = Timeline::new(&graph, &shr.events, &shr.path, &shr.edges, &probing);
-        let react_priced = matches!(setup.source, Source::Cyclic { .. } | Source::Perturb { .. });
         let story = match &setup.source {
             Source::Pack(sc) if setup.down.is_none() && setup.probing.is_empty() => {
                 let at = story::anchors(&sc.story, &shr.events);
@@ -275,7 +273,6 @@ impl View {
             fails_after,
             shr,
             react,
-            react_priced,
             workflow,
             react_steps,
             workflow_moves,

@@ -1,6 +1,6 @@
 //! `shr perturb`: the ToolMaze matrix (NP, P1, P2, and P3/P4 per family of wrong results, by
-//! C1-C4) for three arms (contract validators, none, an LLM judge), the detection rate per
-//! family, and the transient modes under three retry policies.
+//! C1-C4) for four arms (contract validators, none, an LLM judge, a ReAct agent with no router),
+//! the detection rate per family, and the transient modes under three retry policies.
 
 use std::fmt::Write as _;
 
@@ -155,18 +155,17 @@ fn render_policies(out: &mut String, rows: &[PolicyRow]) {
 }
 
 fn render_llm_calls(out: &mut String, matrices: &[Matrix]) {
-    // The ReAct column prices SHR's own actions at an LLM call per decision; it is a cost model
-    // on SHR's run, not the ReAct agent of `shr bench`.
     let _ = writeln!(
         out,
-        "\nThe three arms side by side, one immediate retry, all complexities and families pooled (each cell \
-         computed over the pooled runs): TSR / PRR / RC, and LLM calls (escalations and judge verdicts). The \
-         last column prices the validators arm's actions at an LLM call per decision (ReAct's cost model on \
-         SHR's run, not an independent agent):\n"
+        "\nThe arms side by side, one immediate retry, all complexities and families pooled (each cell \
+         computed over the pooled runs): TSR / PRR / RC, and LLM calls (the router's escalations and judge \
+         verdicts; the ReAct agent's steps, each one completion). The ReAct agent runs its own loop on the \
+         same tasks and faults (its catalogue: each step's tools; it notices a wrong result at the LLM \
+         judge's stated rates; it retries a transient error as the task's policy allows):\n"
     );
     let labels: Vec<&str> = matrices.iter().map(|m| m.label.as_str()).collect();
-    let _ = writeln!(out, "| Mode | {} | ReAct cost model, LLM calls |", labels.join(" | "));
-    let _ = writeln!(out, "|---|{}---|", "---|".repeat(matrices.len()));
+    let _ = writeln!(out, "| Mode | {} |", labels.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(matrices.len()));
     for (i, mode) in Mode::ALL.iter().enumerate() {
         let arms: Vec<String> = matrices
             .iter()
@@ -175,7 +174,6 @@ fn render_llm_calls(out: &mut String, matrices: &[Matrix]) {
                 format!("{}, {} LLM calls in {} runs", cell(&p), p.llm_calls, p.runs)
             })
             .collect();
-        let react = matrices.first().and_then(|m| m.pooled.get(i)).map_or(0, |p| p.react_llm_calls);
-        let _ = writeln!(out, "| {} | {} | {react} |", mode.name(), arms.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", mode.name(), arms.join(" | "));
     }
 }

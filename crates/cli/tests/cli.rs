@@ -131,13 +131,15 @@ fn perturb_and_cyclic_print_their_matrices() {
     assert!(out.contains("SHR without validators (ablation)"));
     assert!(out.contains("| P4 implicit-permanent: plausible wrong value |"));
     assert!(out.contains("SHR with an LLM judge instead of validators"));
+    assert!(out.contains("ReAct agent (its own loop, no router)"), "the independent agent's arm");
     assert!(out.contains("| another entity's record | 20 |"), "{out}");
     assert!(out.contains("| P3 implicit-transient | 3 retries, backoff 100 ms x2, jitter |"));
     let (ok, out, _) = shr(&["bench", "--cyclic", "--runs", "10"]);
     assert!(ok);
     assert_eq!(
         out.lines().filter(|l| l.starts_with("| prerequisites") || l.starts_with("| search_verify")).count(),
-        6
+        12,
+        "both workflows, three fault rates, SHR and the ReAct agent"
     );
     let (ok, _, err) = shr(&["perturb", "--tasks", "many"]);
     assert!(!ok && err.contains("--tasks takes a whole number"), "{err}");

@@ -87,8 +87,7 @@ fn rows(v: &View, m: &Moment, judged: bool, lane: Lane) -> Vec<Row> {
         out.push(Row { key: "shr", name: "Self-Healing Router", counts, outcome, correct, silent: None });
     }
     // The baselines are runs of their own, not on this clock: their totals come at the end.
-    let react = if v.react_priced { "ReAct (SHR's actions, priced)" } else { "ReAct" };
-    let baselines = [("react", react, Some(&v.react)), ("static", "Static workflow", v.workflow.as_ref())];
+    let baselines = [("react", "ReAct", Some(&v.react)), ("static", "Static workflow", v.workflow.as_ref())];
     for (key, name, report) in baselines {
         let Some(r) = report else { continue };
         let replayed = match key {
@@ -265,8 +264,8 @@ fn paper_differences(v: &View, sc: &Scenario) -> Vec<(&'static str, String, Stri
     add("SHR LLM calls", n(p.shr_llm), Some(v.shr.llm_calls.to_string()));
     add("SHR tool calls", n(p.shr_tools), Some(v.shr.tool_calls.to_string()));
     add("SHR recoveries", n(p.shr_recoveries), Some(v.shr.recoveries.to_string()));
-    add("ReAct LLM calls", n(p.react_llm), (!v.react_priced).then(|| v.react.llm_calls.to_string()));
-    add("ReAct tool calls", n(p.react_tools), (!v.react_priced).then(|| v.react.tool_calls.to_string()));
+    add("ReAct LLM calls", n(p.react_llm), Some(v.react.llm_calls.to_string()));
+    add("ReAct tool calls", n(p.react_tools), Some(v.react.tool_calls.to_string()));
     let w = v.workflow.as_ref();
     add("static LLM calls", n(p.static_llm), w.map(|w| w.llm_calls.to_string()));
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();

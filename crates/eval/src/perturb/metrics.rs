@@ -29,7 +29,6 @@ pub struct Metrics {
     /// costs at least one call more than the optimum. `None` when no run succeeded.
     pub rc: Option<f64>,
     pub llm_calls: u32,
-    pub react_llm_calls: u32,
     /// Runs that escalated.
     pub escalations: u32,
     /// Mean tool calls per run.
@@ -63,7 +62,6 @@ impl Metrics {
             },
             rc,
             llm_calls: runs.iter().map(|r| r.llm_calls).sum(),
-            react_llm_calls: runs.iter().map(|r| r.react_llm_calls).sum(),
             escalations: runs.iter().filter(|r| r.escalated).count() as u32,
             mean_calls: runs.iter().map(|r| f64::from(r.tool_calls)).sum::<f64>() / f64::from(n),
             mean_ms: runs.iter().map(|r| r.elapsed_ms as f64).sum::<f64>() / f64::from(n),

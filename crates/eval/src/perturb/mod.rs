@@ -18,6 +18,7 @@ pub mod contract;
 pub mod corrupt;
 pub mod judge;
 mod metrics;
+pub mod react;
 pub mod template;
 pub mod transient;
 pub mod world;
@@ -226,16 +227,19 @@ pub enum Arm {
     NoValidators,
     /// A mock LLM judge, one LLM call per output, with stated miss and false-alarm rates.
     LlmJudge,
+    /// No router: a ReAct agent with a loop of its own ([`react`]).
+    React,
 }
 
 impl Arm {
-    pub const ALL: [Arm; 3] = [Arm::Validators, Arm::NoValidators, Arm::LlmJudge];
+    pub const ALL: [Arm; 4] = [Arm::Validators, Arm::NoValidators, Arm::LlmJudge, Arm::React];
 
     pub fn describe(self) -> &'static str {
         match self {
             Arm::Validators => "SHR with contract validators",
             Arm::NoValidators => "SHR without validators (ablation)",
             Arm::LlmJudge => "SHR with an LLM judge instead of validators",
+            Arm::React => "ReAct agent (its own loop, no router)",
         }
     }
 }
@@ -389,9 +393,8 @@ pub struct RunFlags {
     pub tool_calls: u32,
     /// Tool calls of the unperturbed optimal plan (seed 002's s*).
     pub optimal_calls: u32,
-    /// The router's LLM calls plus the judge's.
+    /// The router's LLM calls plus the judge's (the ReAct agent: one per step).
     pub llm_calls: u32,
-    pub react_llm_calls: u32,
     /// From the first call to the end of the run, on the simulated clock.
     pub elapsed_ms: Millis,
 }
@@ -422,6 +425,16 @@ pub fn run_fault(task: &GeneratedTask, fault: &FaultProfile, validators: bool) -
 /// Runs a generated task under a fault and a setup. Whether a clean path remains is judged for
 /// the fault's target: its stage has another tool.
 pub fn run_with(task: &GeneratedTask, fault: &FaultProfile, setup: &Setup) -> PerturbedRun {
+    if setup.arm == Arm::React {
+        let flags = react::run(task, fault, setup).flags;
+        return PerturbedRun {
+            flags,
+            outcome: None,
+            events: Vec::new(),
+            escalations: Vec::new(),
+            edges: Vec::new(),
+        };
+    }
     let failed = |flags| PerturbedRun {
         flags,
         outcome: None,
@@ -470,7 +483,6 @@ pub fn run_with(task: &GeneratedTask, fault: &FaultProfile, setup: &Setup) -> Pe
         tool_calls: session.tool_calls(),
         optimal_calls: task.optimal_calls,
         llm_calls: session.llm_calls() + judge.map_or(0, |j| j.calls),
-        react_llm_calls: crate::scenario::react_llm_calls(session.events()),
         elapsed_ms: end.saturating_sub(EPOCH_MS),
     };
     PerturbedRun {
@@ -491,7 +503,6 @@ fn run_flags_failed(task: &GeneratedTask) -> RunFlags {
         tool_calls: 0,
         optimal_calls: task.optimal_calls,
         llm_calls: 0,
-        react_llm_calls: 0,
         elapsed_ms: 0,
     }
 }

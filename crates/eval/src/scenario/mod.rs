@@ -8,7 +8,6 @@
 //! paper's literal readings of T5, T6 and the moderation topology, as variants of the 19. Every
 //! count a [`RunReport`] holds is produced by running.
 
-mod priced;
 pub mod react;
 mod sim;
 pub mod story;
@@ -26,7 +25,6 @@ use shr_core::event::Event;
 use shr_core::graph::{GraphSpec, ToolGraph};
 use shr_core::{Decision, EscalationReason, EscalationRequest, Status, Task};
 
-pub use priced::{as_react, react_llm_calls};
 pub use react::{ReactConfig, ReactRun, ReactSpec, ReactStep};
 pub use sim::{MockLlm, MockTools, ScenarioHost};
 pub use workflow::{Workflow, WorkflowMove};

@@ -3,6 +3,8 @@
 //! `p` the next step is redirected to a random other tool) and the seed's metrics: SR, TC, STR,
 //! SRR, delta-TC, and the revisitation statistics ATS, AUS, ASR and unique transitions.
 
+pub mod react;
+
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -37,8 +39,8 @@ pub struct CyclicExample {
 /// The two embedded examples.
 pub fn examples() -> Vec<CyclicExample> {
     let files = [
-        ("prerequisites", World::Prerequisites, include_str!("../scenarios/cyclic_prerequisites.json")),
-        ("search_verify", World::SearchVerify, include_str!("../scenarios/cyclic_search_verify.json")),
+        ("prerequisites", World::Prerequisites, include_str!("../../scenarios/cyclic_prerequisites.json")),
+        ("search_verify", World::SearchVerify, include_str!("../../scenarios/cyclic_search_verify.json")),
     ];
     files
         .into_iter()
@@ -126,6 +128,8 @@ impl WorldState {
 pub struct CyclicRun {
     pub success: bool,
     pub tool_calls: u32,
+    /// LLM calls: the router's escalations, or each of the ReAct agent's steps.
+    pub llm_calls: u32,
     /// Tool completions in order (revisits repeat).
     pub visits: Vec<String>,
     pub redirects: u32,
@@ -178,16 +182,20 @@ impl Host for CyclicHost {
     }
 }
 
+/// Tool calls a run may make (the router's `tool_budget`; the ReAct agent stops there too).
+pub const TOOL_BUDGET: u32 = 30;
+
 /// Runs an example once with redirect probability `p`.
 pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
     let mut rng = SplitMix64::new(seed);
     let world = WorldState::new(example.world, &mut rng);
     let graph = &example.graph;
     let tools: Vec<NodeIx> = (0..graph.node_count()).filter(|&v| graph.node(v).tool).collect();
-    let config = SessionConfig { tool_budget: 30, ..SessionConfig::default() };
+    let config = SessionConfig { tool_budget: TOOL_BUDGET, ..SessionConfig::default() };
     let mut run = CyclicRun {
         success: false,
         tool_calls: 0,
+        llm_calls: 0,
         visits: Vec::new(),
         redirects: 0,
         escalated: false,
@@ -207,6 +215,7 @@ pub fn run(example: &CyclicExample, p: f64, seed: u64) -> CyclicRun {
     run.escalations = host.escalations;
     run.success = session.outcome().is_some_and(|o| o.status == Status::Completed);
     run.tool_calls = session.tool_calls();
+    run.llm_calls = session.llm_calls();
     run.visits = session
         .completed()
         .filter(|id| graph.index(id).is_some_and(|v| graph.node(v).tool))
@@ -238,6 +247,8 @@ pub struct CyclicMetrics {
     pub ut: f64,
     pub redirects: u32,
     pub escalations: u32,
+    /// Mean LLM calls per run (all runs).
+    pub llm: f64,
 }
 
 impl CyclicMetrics {
@@ -265,6 +276,7 @@ impl CyclicMetrics {
             ut,
             redirects: runs.iter().map(|r| r.redirects).sum(),
             escalations: runs.iter().filter(|r| r.escalated).count() as u32,
+            llm: runs.iter().map(|r| f64::from(r.llm_calls)).sum::<f64>() / n,
         }
     }
 }
@@ -273,6 +285,8 @@ impl CyclicMetrics {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CyclicRow {
     pub example: String,
+    /// `SHR` or `ReAct`.
+    pub executor: String,
     pub p: f64,
     pub metrics: CyclicMetrics,
     /// SR at `p` / SR at `p = 0`.
@@ -281,22 +295,28 @@ pub struct CyclicRow {
     pub delta_tc: f64,
 }
 
-/// Runs both examples at each probability, `runs` seeded runs each.
+/// Runs both examples at each probability, `runs` seeded runs each, with the router and with
+/// the ReAct agent (the same worlds and faults from the same seeds).
 pub fn bench(probabilities: &[f64], runs: u32) -> Vec<CyclicRow> {
     let mut rows = Vec::new();
     for ex in examples() {
-        let measure =
-            |p: f64| CyclicMetrics::of(&(0..runs as u64).map(|s| run(&ex, p, s)).collect::<Vec<_>>());
-        let nominal = measure(0.0);
-        for &p in probabilities {
-            let m = if p == 0.0 { nominal } else { measure(p) };
-            rows.push(CyclicRow {
-                example: format!("{} ({})", ex.id, ex.graph.name().unwrap_or_default()),
-                p,
-                metrics: m,
-                srr: if nominal.sr > 0.0 { m.sr / nominal.sr } else { 0.0 },
-                delta_tc: m.tc - nominal.tc,
-            });
+        for name in ["SHR", "ReAct"] {
+            let exec =
+                |p: f64, s: u64| if name == "SHR" { run(&ex, p, s) } else { react::run(&ex, p, s).run };
+            let measure =
+                |p: f64| CyclicMetrics::of(&(0..runs as u64).map(|s| exec(p, s)).collect::<Vec<_>>());
+            let nominal = measure(0.0);
+            for &p in probabilities {
+                let m = if p == 0.0 { nominal } else { measure(p) };
+                rows.push(CyclicRow {
+                    example: format!("{} ({})", ex.id, ex.graph.name().unwrap_or_default()),
+                    executor: name.to_string(),
+                    p,
+                    metrics: m,
+                    srr: if nominal.sr > 0.0 { m.sr / nominal.sr } else { 0.0 },
+                    delta_tc: m.tc - nominal.tc,
+                });
+            }
         }
     }
     rows
@@ -305,13 +325,14 @@ pub fn bench(probabilities: &[f64], runs: u32) -> Vec<CyclicRow> {
 /// The rows as a Markdown table.
 pub fn render(rows: &[CyclicRow]) -> String {
     let mut out = String::from(
-        "| Workflow | p | SR | TC | STR | SRR | dTC | ATS | AUS | ASR | UT | redirects | escalations |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| Workflow | Executor | p | SR | TC | STR | SRR | dTC | ATS | AUS | ASR | UT | redirects | escalations | LLM calls / run |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let m = &r.metrics;
         out.push_str(&format!(
-            "| {} | {:.2} | {:.0}% | {:.2} | {:.3} | {:.3} | {:+.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} |\n",
+            "| {} | {} | {:.2} | {:.0}% | {:.2} | {:.3} | {:.3} | {:+.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {:.2} |\n",
             r.example,
+            r.executor,
             r.p,
             100.0 * m.sr,
             m.tc,
@@ -323,7 +344,8 @@ pub fn render(rows: &[CyclicRow]) -> String {
             m.asr,
             m.ut,
             m.redirects,
-            m.escalations
+            m.escalations,
+            m.llm
         ));
     }
     out
