@@ -15,8 +15,12 @@ import { gzipSync } from 'node:zlib';
  * page 546,112: the page's every-step consistency (issue 45: each executor's own panels, figures
  * computed from the run, failures drawn when learned) took 21 KB and the core's leases 4 KB. The
  * page's budget rises to 550,000 for that; issue 48 replaces its size target with the time to
- * the first drawn graph. */
-export const BUDGET = { npm: 290_000, page: 550_000 };
+ * the first drawn graph. On 2026-11-27 again: npm 299,321: what a plan keeps (issue 44: the
+ * search over which side effects a plan keeps, the lineage of completed work, the executed
+ * path) took 10 KB, with its code kept out of line and free of new sort copies. Sagas that
+ * undo what the next plan builds on were a correctness bug; the npm budget rises to 300,000,
+ * and issue 48 (a lean routing entry, the full module's size) starts from there. */
+export const BUDGET = { npm: 300_000, page: 550_000 };
 
 /** Asserts that the module at `path`, gzipped, is within `budget` bytes. */
 export function assertWithinBudget(path, budget) {

@@ -130,3 +130,27 @@ fn branching_back_weighs_what_undoing_costs() {
     );
     assert_eq!(compensated(&s), ["A"]);
 }
+
+#[test]
+fn a_join_keeps_side_effects_of_two_branches() {
+    // A and B cannot be undone. After P fails the cheapest join is R and R2, both from A, which
+    // abandons Q and with it B: the plan keeps both, one through each of the join's inputs.
+    let text = json!({
+        "nodes": [{"id": "s", "tool": false}, {"id": "A", "side_effect": true}, {"id": "B", "side_effect": true},
+                  {"id": "P"}, {"id": "Q"}, {"id": "R"}, {"id": "R2"}, {"id": "J", "join": {"quorum": 2}},
+                  {"id": "g", "tool": false}],
+        "edges": [{"from": "s", "to": "A", "cost": 10}, {"from": "s", "to": "B", "cost": 1},
+                  {"from": "A", "to": "P", "cost": 1}, {"from": "P", "to": "J", "cost": 1},
+                  {"from": "B", "to": "Q", "cost": 1}, {"from": "Q", "to": "J", "cost": 3},
+                  {"from": "A", "to": "R", "cost": 1.5}, {"from": "R", "to": "J", "cost": 1},
+                  {"from": "A", "to": "R2", "cost": 1.5}, {"from": "R2", "to": "J", "cost": 1},
+                  {"from": "J", "to": "g", "cost": 1}],
+        "start": "s", "goal": "g"
+    });
+    let g = ToolGraph::from_json(&text.to_string()).unwrap();
+    let (s, called) = drive(g, &["P"]);
+    let o = s.outcome().unwrap();
+    assert_eq!((o.status, o.llm_calls), (Status::Completed, 0), "{called:?}");
+    assert_eq!(called, ["B", "A", "Q", "P", "R", "J"]);
+    assert_eq!(o.path, ["s", "B", "A", "Q", "R", "J", "g"]);
+}

@@ -27,7 +27,7 @@
 //! let sources = [(g.start(), 0), (t, 1)];
 //! // Abandoning t costs 5 (say, its compensation): keeping it is cheaper.
 //! let (plan, kept) = k
-//!     .route(&g, &sources, false, g.goal(), 1, &|e: usize| g.edge(e).cost, |m, d| d + if m & 1 == 0 { 5.0 } else { 0.0 })
+//!     .route(&g, &sources, false, g.goal(), 1, &|e: usize| g.edge(e).cost, &|m, d| d + if m & 1 == 0 { 5.0 } else { 0.0 })
 //!     .unwrap();
 //! assert_eq!((plan.ids(&g), kept), (vec!["t", "b", "g"], 1));
 //! ```
@@ -82,15 +82,15 @@ impl KeepSearch {
     /// they may be visited again), else they are plan nodes at cost 0. Returns the plan and the
     /// mask it was scored with. `None` when no allowed plan exists or `bits > MAX_KEPT`.
     #[allow(clippy::too_many_arguments)]
-    pub fn route<W: EdgeWeight + ?Sized>(
+    pub fn route(
         &mut self,
         graph: &ToolGraph,
         sources: &[(NodeIx, u32)],
         origins: bool,
         goal: NodeIx,
         bits: usize,
-        weights: &W,
-        score: impl Fn(u32, f64) -> f64,
+        weights: &dyn EdgeWeight,
+        score: &dyn Fn(u32, f64) -> f64,
     ) -> Option<(Plan, u32)> {
         let n = graph.node_count();
         if bits > MAX_KEPT || goal >= n {
@@ -121,13 +121,14 @@ impl KeepSearch {
     }
 
     /// One pass: labels of mask `m`, every proper subset of `m` already final.
-    fn pass<W: EdgeWeight + ?Sized>(
+    #[inline(never)]
+    fn pass(
         &mut self,
         graph: &ToolGraph,
         sources: &[(NodeIx, u32)],
         origins: bool,
         m: u32,
-        weights: &W,
+        weights: &dyn EdgeWeight,
         tick: &mut u32,
     ) {
         let n = graph.node_count();
@@ -177,6 +178,7 @@ impl KeepSearch {
     }
 
     /// Offers the head of `input.edge` the cost `offer` in pass `m`.
+    #[inline(never)]
     fn relax(&mut self, graph: &ToolGraph, m: u32, input: Input, offer: f64) {
         if !usable(offer) {
             return;
@@ -195,9 +197,9 @@ impl KeepSearch {
             // Mask 0: the k cheapest offers so far (Knuth). Else this branch keeps all of `m`
             // and the other k - 1 inputs are the plain search's cheapest.
             let (rest, others) = if m == 0 {
-                self.cheapest(graph, v, k, None, |s| s.offer[..].as_ref())
+                self.cheapest(graph, v, k, None, false)
             } else {
-                self.cheapest(graph, v, k - 1, Some(e), |s| s.plain[..].as_ref())
+                self.cheapest(graph, v, k - 1, Some(e), true)
             };
             let Some(rest) = rest.filter(|_| m != 0 || others.iter().any(|i| i.edge as usize == e)) else {
                 return;
@@ -219,17 +221,18 @@ impl KeepSearch {
         }
     }
 
-    /// The `k` cheapest usable inputs of join `v` in `table`, other than `skip`, as (their sum,
-    /// them with mask 0); `None` with fewer than `k`.
+    /// The `k` cheapest usable inputs of join `v` offered in this pass (`plain`: in the plain
+    /// pass), other than `skip`, as (their sum, them with mask 0); `None` with fewer than `k`.
+    #[inline(never)]
     fn cheapest(
         &self,
         graph: &ToolGraph,
         v: NodeIx,
         k: usize,
         skip: Option<usize>,
-        table: impl Fn(&Self) -> &[(f64, bool)],
+        plain: bool,
     ) -> (Option<f64>, Vec<Input>) {
-        let t = table(self);
+        let t = if plain { &self.plain } else { &self.offer };
         // Insertion into at most k places: joins are small, and no sort is instantiated.
         let mut best: Vec<(f64, u32)> = Vec::with_capacity(k + 1);
         for &e in graph.in_edges(v) {
@@ -253,65 +256,83 @@ impl KeepSearch {
     /// Seeds join `v` in pass `m` from branches that each keep a proper subset of `m` (final
     /// from earlier passes) and together keep `m`: the cheapest `k` distinct inputs by a small
     /// product over subsets.
-    fn seed_split<W: EdgeWeight + ?Sized>(
+    #[inline(never)]
+    fn seed_split(
         &mut self,
         graph: &ToolGraph,
         sources: &[(NodeIx, u32)],
         origins: bool,
         m: u32,
         v: NodeIx,
-        weights: &W,
+        weights: &dyn EdgeWeight,
     ) {
         let k = graph.quorum(v) as usize;
         let n = graph.node_count();
-        let subs: Vec<u32> = (0..m).filter(|s| s & m == *s).collect();
-        let full = subs.len();
-        let slot = |s: u32| subs.iter().position(|&x| x == s).unwrap_or(0);
-        // best[j][c]: cheapest j inputs keeping exactly subset c (by index), with their picks.
-        let mut best: Vec<Vec<(f64, Vec<Input>)>> =
-            (0..=k).map(|_| (0..=full).map(|_| (f64::INFINITY, Vec::new())).collect()).collect();
-        best[0][0] = (0.0, Vec::new());
-        for &e in graph.in_edges(v) {
+        let subs: Vec<u32> = (0..=m).filter(|s| s & m == *s).collect();
+        let width = subs.len();
+        let cell = |j: usize, c: u32| j * width + subs.iter().position(|&x| x == c).unwrap_or(0);
+        // A 0/1 knapsack over the inputs: layer i, cell (j, c): the cheapest j of the first i
+        // inputs keeping exactly c, and how it was reached (skipped, or input i with mask s).
+        let inputs = graph.in_edges(v);
+        let mut layers: Vec<Vec<(f64, Option<Input>)>> = Vec::with_capacity(inputs.len() + 1);
+        let mut first = alloc::vec![(f64::INFINITY, None); (k + 1) * width];
+        first[0] = (0.0, None);
+        layers.push(first);
+        for &e in inputs {
             let from = graph.edge(e as usize).from;
             let w = weights.weight(e as usize);
             // An origin feeds the join over its seed edge, with the bits it keeps.
             let seed = sources.iter().filter(|s| origins && s.0 == from).map(|s| s.1).next();
             let seed_w = if seed.is_some() { weights.seed_weight(e as usize) } else { f64::INFINITY };
-            for j in (0..k).rev() {
-                for c in 0..full {
-                    let (have, _) = best[j][c];
-                    if !have.is_finite() {
-                        continue;
-                    }
-                    for &s in &subs {
+            let prev = &layers[layers.len() - 1];
+            let mut next: Vec<(f64, Option<Input>)> = prev.iter().map(|x| (x.0, None)).collect();
+            for j in 0..k {
+                for &c in &subs {
+                    let have = prev[cell(j, c)].0;
+                    // Proper subsets only: a branch keeping all of `m` joins during the pass.
+                    for &s in subs.iter().filter(|&&s| s != m && have.is_finite()) {
                         let on = self.dist[s as usize * n + from] + w;
                         let by_seed = seed.is_some_and(|keeps| keeps & s == s) && seed_w < on;
-                        let d = if by_seed { seed_w } else { on };
-                        if !usable(d) {
-                            continue;
-                        }
-                        let union = subs[c] | s;
-                        let to = if union == m { full } else { slot(union) };
-                        if have + d < best[j + 1][to].0 {
-                            let mut p = best[j][c].1.clone();
-                            p.push(Input { edge: e, mask: s, seed: by_seed });
-                            best[j + 1][to] = (have + d, p);
+                        let d = have + if by_seed { seed_w } else { on };
+                        let to = cell(j + 1, c | s);
+                        if usable(d) && d < next[to].0 {
+                            next[to] = (d, Some(Input { edge: e, mask: s, seed: by_seed }));
                         }
                     }
                 }
             }
+            layers.push(next);
         }
-        let (cost, picks) = core::mem::take(&mut best[k][full]);
         let at = m as usize * n + v;
-        if usable(cost) && cost < self.dist[at] {
-            self.dist[at] = cost;
-            self.pred[at] = Pred::Join(self.picks.len() as u32);
-            self.picks.extend(picks);
-            self.heap.push(Entry { dist: cost, node: v as u32 });
+        let (cost, _) = layers[layers.len() - 1][cell(k, m)];
+        if !(usable(cost) && cost < self.dist[at]) {
+            return;
         }
+        // Walk the layers back from (k, m): each taken input, with what it kept.
+        let start = self.picks.len();
+        let (mut j, mut c) = (k, m);
+        for i in (1..layers.len()).rev() {
+            if let (_, Some(input)) = layers[i][cell(j, c)] {
+                self.picks.push(input);
+                j -= 1;
+                // The state it came from keeps c without the input's bits, or with some of them.
+                let prev = &layers[i - 1];
+                let rest = input.mask;
+                c = subs
+                    .iter()
+                    .copied()
+                    .filter(|&x| x | rest == c)
+                    .min_by(|&a, &b| prev[cell(j, a)].0.total_cmp(&prev[cell(j, b)].0))
+                    .unwrap_or(0);
+            }
+        }
+        self.dist[at] = cost;
+        self.pred[at] = Pred::Join(start as u32);
+        self.heap.push(Entry { dist: cost, node: v as u32 });
     }
 
     /// Walks the labels back from (goal, `m`): the plan's nodes (feeders first), edges and seeds.
+    #[inline(never)]
     fn extract(&self, graph: &ToolGraph, goal: NodeIx, m: u32, plan: &mut Plan) {
         let n = graph.node_count();
         let mut stack = alloc::vec![(goal, m)];
@@ -348,19 +369,22 @@ impl KeepSearch {
                 }
             }
         }
-        let mut keys = Vec::new();
-        let mut order: Vec<usize> = (0..nodes.len()).collect();
-        crate::sort::by_key(&mut order, &mut keys, |i| u64::from(nodes[i].0));
-        plan.nodes = order.iter().map(|&i| nodes[i].1).collect();
-        let mut rank = alloc::vec![u32::MAX; n];
-        for (i, &v) in plan.nodes.iter().enumerate() {
-            rank[v] = i as u32;
-        }
+        sort_by_key(&mut nodes, |x| u64::from(x.0));
+        plan.nodes = nodes.into_iter().map(|x| x.1).collect();
+        let rank = |v: NodeIx| plan.nodes.iter().position(|&x| x == v).unwrap_or(usize::MAX) as u64;
         let mut edges = core::mem::take(&mut plan.edges);
-        crate::sort::by_key(&mut edges, &mut keys, |e| {
-            let edge = graph.edge(e);
-            (u64::from(rank[edge.to]) << 32) | edge.from as u64
-        });
+        sort_by_key(&mut edges, |&e| (rank(graph.edge(e).to) << 32) | graph.edge(e).from as u64);
         plan.edges = edges;
+    }
+}
+
+/// Insertion sort: a plan has a few nodes and edges, and this keeps the module small.
+fn sort_by_key<T: Copy>(items: &mut [T], key: impl Fn(&T) -> u64) {
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 && key(&items[j - 1]) > key(&items[j]) {
+            items.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }

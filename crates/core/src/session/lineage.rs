@@ -26,26 +26,44 @@ struct Stake {
 
 impl Run {
     /// Marks `roots` and the completed work they were built on (edges the run traversed).
-    /// O(T log T) for T traversed edges.
+    #[inline(never)]
     pub(super) fn lineage(&self, env: &Env<'_>, roots: impl IntoIterator<Item = NodeIx>) -> Vec<bool> {
+        self.feeding(env, roots).0
+    }
+
+    /// [`Run::lineage`], and which traversed edges fed it. O(T) for T traversed edges: the
+    /// edges into a node are recorded together when it completes, after what fed it did, so
+    /// one walk from the latest edge back reads each needed completion's feeders. A node
+    /// completed more than once (a cyclic workflow) is needed at its latest completion before
+    /// the one that used it, not at every visit.
+    fn feeding(&self, env: &Env<'_>, roots: impl IntoIterator<Item = NodeIx>) -> (Vec<bool>, Vec<bool>) {
         let mut kept = alloc::vec![false; self.nodes.len()];
-        let mut into = self.traversed.clone();
-        crate::sort::by_key(&mut into, &mut Vec::new(), |e| env.graph.edge(e).to as u64);
-        let mut stack: Vec<NodeIx> = roots.into_iter().collect();
-        while let Some(v) = stack.pop() {
-            if core::mem::replace(&mut kept[v], true) {
-                continue;
+        let mut need = alloc::vec![false; self.nodes.len()];
+        let mut used = alloc::vec![false; self.traversed.len()];
+        for v in roots {
+            kept[v] = true;
+            need[v] = true;
+        }
+        let mut block: Option<NodeIx> = None;
+        for (i, &e) in self.traversed.iter().enumerate().rev() {
+            let edge = env.graph.edge(e);
+            if let Some(b) = block.filter(|&b| b != edge.to) {
+                need[b] = false;
+                block = None;
             }
-            let from = into.partition_point(|&e| env.graph.edge(e).to < v);
-            for &e in into[from..].iter().take_while(|&&e| env.graph.edge(e).to == v) {
-                stack.push(env.graph.edge(e).from);
+            if need[edge.to] {
+                kept[edge.from] = true;
+                need[edge.from] = true;
+                used[i] = true;
+                block = Some(edge.to);
             }
         }
-        kept
+        (kept, used)
     }
 
     /// Nodes undone or being undone (a side effect a plan abandoned, with a compensation), and
     /// all work built on them: no plan may start from them. Empty when nothing was undone.
+    #[inline(never)]
     pub(super) fn tainted(&self, env: &Env<'_>) -> Vec<bool> {
         let undoing = |v: NodeIx| {
             let n = &self.nodes[v];
@@ -67,6 +85,7 @@ impl Run {
     }
 
     /// What `plan` keeps: its sources and their lineage.
+    #[inline(never)]
     pub(super) fn kept_by(&self, env: &Env<'_>, plan: &Plan) -> Vec<bool> {
         let completed = plan.nodes.iter().copied().filter(|&v| self.nodes[v].completed);
         let origins = plan.seeds.iter().map(|&e| env.graph.edge(e).from);
@@ -74,6 +93,7 @@ impl Run {
     }
 
     /// Completed tools `plan` abandons that no earlier plan abandoned or undid, latest first.
+    #[inline(never)]
     pub(super) fn abandoned_by(&self, env: &Env<'_>, plan: &Plan) -> Vec<NodeIx> {
         let kept = self.kept_by(env, plan);
         let mut out: Vec<NodeIx> = Vec::new();
@@ -88,11 +108,18 @@ impl Run {
 
     /// The executed path (ids, completion order), its cost, the sunk cost and the abandoned tools: at the
     /// goal, the goal's lineage; before it, completed work not abandoned.
+    #[inline(never)]
     pub(super) fn executed(&self, env: &Env<'_>) -> (Vec<String>, f64, f64, Vec<String>) {
-        let kept = if self.nodes[self.goal].completed {
-            self.lineage(env, [self.goal])
+        let (kept, used) = if self.nodes[self.goal].completed {
+            self.feeding(env, [self.goal])
         } else {
-            self.nodes.iter().map(|n| n.completed && !n.abandoned).collect()
+            let kept: Vec<bool> = self.nodes.iter().map(|n| n.completed && !n.abandoned).collect();
+            let used = self
+                .traversed
+                .iter()
+                .map(|&e| kept[env.graph.edge(e).from] && kept[env.graph.edge(e).to])
+                .collect();
+            (kept, used)
         };
         let id = |v: NodeIx| String::from(env.graph.id(v));
         let path = self.completion.iter().filter(|&&v| kept[v]).map(|&v| id(v)).collect();
@@ -103,9 +130,10 @@ impl Run {
             }
         }
         let (mut cost, mut sunk) = (0.0, 0.0);
-        for e in self.traversed.iter().map(|&e| env.graph.edge(e)) {
-            let c = e.cost * env.graph.node(e.to).base_cost;
-            if kept[e.from] && kept[e.to] {
+        for (&e, &on_path) in self.traversed.iter().zip(&used) {
+            let edge = env.graph.edge(e);
+            let c = edge.cost * env.graph.node(edge.to).base_cost;
+            if on_path {
                 cost += c;
             } else {
                 sunk += c;
@@ -152,6 +180,7 @@ impl Run {
     /// undone. False when there is none. Side effects past [`MAX_KEPT`] (irreversible ones
     /// first, then the latest) are not told apart: their compensation is not weighed, and one
     /// that cannot be undone is only checked after the search.
+    #[inline(never)]
     pub(super) fn route_keeping(
         &mut self,
         env: &Env<'_>,
@@ -159,13 +188,15 @@ impl Run {
         cyclic: bool,
         plan: &mut Plan,
     ) -> bool {
+        // Irreversible side effects first, then the latest compensable ones.
         let mut stakes: Vec<Stake> = Vec::new();
-        for &w in self.completion.iter().rev() {
-            if stakes.iter().all(|s| s.tool != w) {
-                stakes.extend(self.stake(env, w));
+        for undoable in [false, true] {
+            for &w in self.completion.iter().rev() {
+                if stakes.iter().all(|s| s.tool != w) {
+                    stakes.extend(self.stake(env, w).filter(|s| s.undo_cost.is_some() == undoable));
+                }
             }
         }
-        stakes.sort_by_key(|s| s.undo_cost.is_some());
         stakes.truncate(MAX_KEPT);
         let keeps: Vec<(NodeIx, u32)> = sources
             .iter()
@@ -193,7 +224,7 @@ impl Run {
         let weights = self.weights(env, cyclic, true, false);
         let mut search = KeepSearch::default();
         let Some((found, _)) =
-            search.route(env.graph, &keeps, cyclic, self.goal, stakes.len(), &weights, score)
+            search.route(env.graph, &keeps, cyclic, self.goal, stakes.len(), &weights, &score)
         else {
             return false;
         };
