@@ -165,6 +165,10 @@ fn health_book_weight_rises_with_latency_errors_and_quota() {
     let t = g.index("t").unwrap();
     let mut h = HealthBook::new(&g, BreakerConfig::default());
     assert_eq!(h.weight(t, 0), 2.0);
+    for _ in 0..4 {
+        h.on_success(t, 300.0, 0);
+    }
+    assert_eq!(h.weight(t, 0), 2.0, "slowness weighs over min_calls samples, not fewer");
     h.on_success(t, 300.0, 0);
     assert_eq!(h.weight(t, 0), 6.0, "latency x3");
     for i in 0..9 {

@@ -150,7 +150,8 @@ fn a_redirect_names_unknown_tools_as_errors() {
 #[test]
 fn bench_rows_cover_both_examples_at_three_probabilities() {
     let rows = cyclic::bench(&[0.0, 0.25, 0.5], 20);
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), 12, "both examples, three probabilities, SHR and the ReAct agent");
+    assert_eq!(rows.iter().filter(|r| r.executor == "ReAct").count(), 6);
     for r in rows.iter().filter(|r| r.p == 0.0) {
         assert_eq!(r.srr, 1.0);
         assert_eq!(r.delta_tc, 0.0);

@@ -84,9 +84,12 @@ fn routing_uses_the_composite_weight_latency_and_rate_limit() {
     let healthy = HealthBook::new(&g, BreakerConfig::default());
     assert_eq!(first_call(&g, healthy.clone(), 0), "stripe");
 
-    // Stripe averaging 3x its baseline latency: 1 x 3 > 2, so Razorpay is cheaper.
+    // Stripe averaging 3x its baseline latency over the breaker's minimum of 5 calls: 1 x 3 > 2,
+    // so Razorpay is cheaper.
     let mut slow = healthy.clone();
-    slow.on_success(stripe, 300.0, 0);
+    for _ in 0..5 {
+        slow.on_success(stripe, 300.0, 0);
+    }
     assert_eq!(first_call(&g, slow, 0), "razorpay");
 
     // Stripe at 96% of its quota: the rate-limit factor (2.5) outweighs the cost difference.

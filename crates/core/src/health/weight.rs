@@ -120,10 +120,13 @@ impl HealthBook {
     }
 
     /// Like the error rate, slowness weighs on a tool for a cooldown after its last sample: a tool
-    /// weighed down by it gets no calls, so no faster call could ever lift the weight.
+    /// weighed down by it gets no calls, so no faster call could ever lift the weight. And like
+    /// the error rate (Resilience4j's minimum number of calls), only over the breaker's
+    /// `min_calls` samples: one stalled call among two (a pause of the host) is no slowness.
     fn latency_factor_of(&self, t: &super::ToolHealth, now: Millis) -> f64 {
+        let enough = t.latencies.len() >= t.breaker.config().min_calls as usize;
         match t.latency_at {
-            Some(at) if now.saturating_sub(at) < t.breaker.config().cooldown_ms => {
+            Some(at) if enough && now.saturating_sub(at) < t.breaker.config().cooldown_ms => {
                 latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0))
             }
             _ => 1.0,
