@@ -4,6 +4,7 @@
 
 mod bench;
 mod curve;
+mod discover;
 mod perturb;
 mod recovery;
 mod sweep;
@@ -38,6 +39,10 @@ usage:
       ToolMaze matrix: NP and P1-P4 by C1-C4, for SHR, SHR without validators, and ReAct.
   shr check FILE...
       Validate graph files (and scenario directories); print every problem.
+  shr discover --config SERVERS.json [--out DIR] [--measure N] [--refine MODULE]
+      Read every tools/list of the config's MCP servers and propose a graph and a gateway
+      config with the reason for each grouping and edge (docs/discovery.md); runs the gateway
+      package's --discover with Node.
 exit status: 0 done; 1 no healthy path (shr route: escalate); 2 invalid input or usage.";
 
 /// Why a command failed, and its exit status: 1 for "no healthy path" (an answer a caller acts
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
         Some("route") => cmd_route(&args[1..]),
         Some("check") => cmd_check(&args[1..]),
         Some("perturb") => cmd_perturb(&args[1..]),
+        Some("discover") => discover::cmd_discover(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
