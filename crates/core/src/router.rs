@@ -246,6 +246,31 @@ impl Router {
         self.health.snapshot(&self.graph)
     }
 
+    /// Weighs `tool` with another cost from now on (learned costs); false when the cost is not
+    /// finite and non-negative or the tool unknown.
+    pub fn set_base_cost(&mut self, tool: NodeIx, cost: f64) -> bool {
+        self.memo.forget();
+        self.health.set_base_cost(tool, cost)
+    }
+
+    /// The opt-in cost adjustment: `learner`'s changes (within the bounds set on it, past its
+    /// hysteresis) applied to this router's weights, each returned as a `CostAdjusted` event.
+    pub fn adjust_costs(
+        &mut self,
+        learner: &mut crate::health::costs::CostLearner,
+        now: Millis,
+    ) -> Vec<crate::event::Event> {
+        let events = learner.adjust(&self.graph, now);
+        for e in &events {
+            if let crate::event::EventKind::CostAdjusted { tool, to, .. } = &e.kind {
+                if let Some(v) = self.graph.index(tool) {
+                    self.set_base_cost(v, *to);
+                }
+            }
+        }
+        events
+    }
+
     /// Records an outcome the host observed outside a run.
     pub fn record(&mut self, tool: NodeIx, observed: Observation, now: Millis) -> Option<Transition> {
         self.memo.forget();

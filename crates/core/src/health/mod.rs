@@ -4,6 +4,7 @@
 pub mod admission;
 pub mod breaker;
 pub mod concurrency;
+pub mod costs;
 pub mod fleet;
 pub mod lease;
 pub mod memo;
@@ -298,6 +299,24 @@ impl HealthBook {
     /// Calls let through and not yet handed back, over every tool.
     pub fn leases_held(&self) -> usize {
         self.leases.len()
+    }
+
+    /// The cost `v` is weighed with before its health factors (the graph's `base_cost` unless
+    /// [`HealthBook::set_base_cost`] changed it).
+    pub fn base_cost(&self, v: NodeIx) -> Option<f64> {
+        self.tools.get(v).map(|t| t.base_cost)
+    }
+
+    /// Weighs `v` with another cost from now on (learned costs, [`costs`]). A cost that is not
+    /// finite and non-negative is refused (false).
+    pub fn set_base_cost(&mut self, v: NodeIx, cost: f64) -> bool {
+        match self.tools.get_mut(v) {
+            Some(t) if cost.is_finite() && cost >= 0.0 => {
+                t.base_cost = cost;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Records an outcome of `v` observed now (outside a permit: a host's own observation).
