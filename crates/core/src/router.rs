@@ -255,11 +255,19 @@ impl Router {
 
     /// The opt-in cost adjustment: `learner`'s changes (within the bounds set on it, past its
     /// hysteresis) applied to this router's weights, each returned as a `CostAdjusted` event.
+    /// A tool the learner adjusts (one with bounds) has its latency carried by its learned
+    /// cost, not by the live latency factor (see [`HealthBook::set_latency_learned`]): a slow
+    /// tool is not counted slow twice, and the learner's hysteresis decides when routes move.
     pub fn adjust_costs(
         &mut self,
         learner: &mut crate::health::costs::CostLearner,
         now: Millis,
     ) -> Vec<crate::event::Event> {
+        for v in 0..self.graph.node_count() {
+            if learner.bounds(v).is_some() && self.health.set_latency_learned(v, true) {
+                self.memo.forget();
+            }
+        }
         let events = learner.adjust(&self.graph, now);
         for e in &events {
             if let crate::event::EventKind::CostAdjusted { tool, to, .. } = &e.kind {

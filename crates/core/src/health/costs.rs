@@ -2,7 +2,8 @@
 //! [`CostLearner`] reads the router's own telemetry (each call's latency and success, and a
 //! price the host declares) and keeps, per tool, exponentially weighted moving averages with a
 //! half-life counted in calls: after `half_life` calls an old sample weighs half as much
-//! (default 20 calls, `alpha = 1 - 2^(-1/20)`, about 0.034). Counted in calls, not time: the
+//! (default 10 calls, `alpha = 1 - 2^(-1/10)`, about 0.067; the drift benchmark,
+//! `crates/eval/examples/drift.rs`, chose it: 20 calls followed a drift back too late). Counted in calls, not time: the
 //! core reads no clock, and a tool called rarely keeps its average until it is called again.
 //!
 //! **Suggested cost** of a tool, once it has `min_samples` calls:
@@ -14,11 +15,14 @@
 //!
 //! **Adjustment** is opt-in ([`CostLearner::adjust`]): within bounds a person sets per tool
 //! (default: no change at all), the router's cost of a tool moves to its suggestion only when
-//! it differs by more than `hysteresis` (default 25%) from the cost in force, and at most once
-//! every `dwell` calls of that tool (default 20). Both keep a route from flapping between two
+//! it differs by more than `hysteresis` (default 20%) from the cost in force, and at most once
+//! every `dwell` calls of that tool (default 10). Both keep a route from flapping between two
 //! tools whose costs are close: a change must be large and lasting. Every change is a
 //! [`EventKind::CostAdjusted`] event. A router's live weight still multiplies its own latency
-//! and reliability factors into the adjusted cost; the adjusted cost is the slow, bounded part.
+//! and reliability factors into the adjusted cost: the adjusted cost is the slow, bounded part,
+//! and for a tool it adjusts [`crate::Router::adjust_costs`] sets the live latency factor to 1
+//! (the learned cost carries the latency), so slowness is not counted twice and routes move
+//! only when the hysteresis lets a cost move.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -44,7 +48,7 @@ pub struct CostConfig {
 
 impl Default for CostConfig {
     fn default() -> Self {
-        CostConfig { half_life: 20, min_samples: 10, hysteresis: 0.25, dwell: 20 }
+        CostConfig { half_life: 10, min_samples: 10, hysteresis: 0.2, dwell: 10 }
     }
 }
 
@@ -241,6 +245,16 @@ impl CostLearner {
         let t = self.tools.get_mut(v).ok_or_else(|| bad("unknown_tool", alloc::format!("no node {v}")))?;
         t.bounds = Some(bounds);
         Ok(())
+    }
+
+    /// `v`'s latency EWMA (ms), once it had a successful call.
+    pub fn latency_ewma(&self, v: NodeIx) -> Option<f64> {
+        self.tools.get(v).and_then(|t| t.latency)
+    }
+
+    /// The bounds set on `v` (`None`: its cost is not adjusted).
+    pub fn bounds(&self, v: NodeIx) -> Option<CostBounds> {
+        self.tools.get(v).and_then(|t| t.bounds)
     }
 
     /// The cost in force for `v` (what the router weighs it with).

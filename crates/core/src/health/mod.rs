@@ -82,6 +82,8 @@ pub struct ToolHealth {
     timeout_ms: Option<Millis>,
     /// Leases of this tool that ran out before their call was reported.
     leases_expired: u64,
+    /// A learned cost carries the latency: the live latency factor is 1.
+    latency_learned: bool,
 }
 
 impl ToolHealth {
@@ -188,6 +190,7 @@ impl HealthBook {
                     retries_in_flight: 0,
                     timeout_ms: n.timeout_ms(),
                     leases_expired: 0,
+                    latency_learned: false,
                 })
                 .collect(),
             retry_budget: admission.retry_budget,
@@ -316,6 +319,20 @@ impl HealthBook {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Lets a learned cost carry `v`'s latency (true) or the live latency factor (false, the
+    /// default): while a [`costs::CostLearner`] adjusts `v`'s cost, the live factor is 1, so a
+    /// slow tool is not counted slow twice and the learner's hysteresis alone decides when a
+    /// route moves. False when `v` is unknown.
+    pub fn set_latency_learned(&mut self, v: NodeIx, learned: bool) -> bool {
+        match self.tools.get_mut(v) {
+            Some(t) => {
+                t.latency_learned = learned;
+                true
+            }
+            None => false,
         }
     }
 

@@ -122,6 +122,9 @@ impl HealthBook {
     /// Like the error rate, slowness weighs on a tool for a cooldown after its last sample: a tool
     /// weighed down by it gets no calls, so no faster call could ever lift the weight.
     fn latency_factor_of(&self, t: &super::ToolHealth, now: Millis) -> f64 {
+        if t.latency_learned {
+            return 1.0;
+        }
         match t.latency_at {
             Some(at) if now.saturating_sub(at) < t.breaker.config().cooldown_ms => {
                 latency_factor(t.rolling_latency(), t.baseline_ms.unwrap_or(0.0))
