@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { shr } from './helpers.mjs';
@@ -46,8 +47,15 @@ async function assertGone(pids) {
   for (let i = 0; i < 40 && pids.some(alive); i += 1) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(pids.filter(alive), [], 'every server discovery started is stopped');
 }
-/** The graph the core builds from the proposal, exported back (throws on any problem). */
+// The graph format's JSON Schema (generated from the core's types), checked with Ajv (the MCP
+// SDK's own validator, in the lock file through it).
+const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020.js').default;
+const schemaValid = new Ajv2020({ strict: false, validateFormats: false, allErrors: true }).compile(
+  JSON.parse(readFileSync(join(REPO, 'crates/core/graph.schema.json'), 'utf8')),
+);
+/** The graph checked against the JSON Schema, then built by the core and exported back. */
 const built = (graph) => {
+  assert.ok(schemaValid(graph), JSON.stringify(schemaValid.errors?.slice(0, 3)));
   const router = shr.Router.fromJson(graph);
   try {
     return router.toJson();
@@ -176,6 +184,10 @@ test('the CLI: --discover --out writes the files; shr discover runs it', async (
   const s = spawnSync(shrBin, ['discover', '--config', cfg], { encoding: 'utf8', timeout: 30_000, cwd: REPO });
   assert.equal(s.status, 0, s.stderr);
   assert.equal(JSON.parse(s.stdout).report.capabilities.length, 7);
+  // The graph file passes `shr check` (the graph format's rules, as the schema's types read it).
+  const checked = spawnSync(shrBin, ['check', join(out, 'graph.json')], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  assert.match(checked.stdout, /ok \(26 nodes, 50 edges\)/);
 });
 
 test('bad input: a clear error or a warning, never a crash', async () => {

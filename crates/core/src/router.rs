@@ -268,15 +268,42 @@ impl Router {
                 self.memo.forget();
             }
         }
-        let events = learner.adjust(&self.graph, now);
-        for e in &events {
-            if let crate::event::EventKind::CostAdjusted { tool, to, .. } = &e.kind {
-                if let Some(v) = self.graph.index(tool) {
-                    self.set_base_cost(v, *to);
-                }
-            }
+        let changes = learner.adjust(&self.graph);
+        let mut events = Vec::with_capacity(changes.len());
+        for c in changes {
+            self.set_base_cost(c.tool, c.to);
+            events.push(crate::event::Event {
+                seq: c.seq,
+                at: now,
+                kind: crate::event::EventKind::CostAdjusted {
+                    tool: self.graph.id(c.tool).into(),
+                    from: c.from,
+                    to: c.to,
+                    reason: c.reason,
+                },
+            });
         }
         events
+    }
+
+    /// Feeds a run's `ToolSucceeded` and `ToolFailed` events (this router's own telemetry) to
+    /// a cost learner; a failure that is only a validator's verdict on a result is not one.
+    pub fn observe_costs(
+        &self,
+        learner: &mut crate::health::costs::CostLearner,
+        events: &[crate::event::Event],
+    ) {
+        use crate::event::EventKind;
+        for e in events {
+            let (tool, latency, ok) = match &e.kind {
+                EventKind::ToolSucceeded { tool, latency_ms } => (tool, *latency_ms, true),
+                EventKind::ToolFailed { tool, implicit: false, .. } => (tool, f64::NAN, false),
+                _ => continue,
+            };
+            if let Some(v) = self.graph.index(tool) {
+                learner.observe(v, latency, ok, None);
+            }
+        }
     }
 
     /// Records an outcome the host observed outside a run.

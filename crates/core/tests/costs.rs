@@ -67,7 +67,7 @@ fn without_bounds_nothing_moves_and_bad_settings_are_refused() {
     for _ in 0..50 {
         l.observe(fast, 100.0 + 50.0 * f64::from(l.suggested_costs(&g)[0].samples), true, None);
     }
-    assert!(l.adjust(&g, 0).is_empty(), "opt-in: no bounds, no change");
+    assert!(l.adjust(&g).is_empty(), "opt-in: no bounds, no change");
     assert_eq!(l.set_bounds(fast, CostBounds { min: 2.0, max: 1.0 }).unwrap_err().code, "bad_bounds");
     assert_eq!(
         l.set_bounds(fast, CostBounds { min: 0.0, max: f64::INFINITY }).unwrap_err().code,
@@ -129,6 +129,23 @@ fn noise_around_a_cost_within_the_hysteresis_changes_nothing() {
     l.set_bounds(fast, CostBounds { min: 0.1, max: 10.0 }).unwrap();
     for i in 0..1000 {
         l.observe(fast, if i % 2 == 0 { 85.0 } else { 115.0 }, true, None);
-        assert!(l.adjust(&g, i).is_empty(), "call {i}: {:?}", l.suggested_costs(&g)[0]);
+        assert!(l.adjust(&g).is_empty(), "call {i}: {:?}", l.suggested_costs(&g)[0]);
     }
+}
+
+#[test]
+fn the_router_feeds_its_own_events_to_the_learner() {
+    use shr_core::event::Event;
+    let g = graph();
+    let router = Router::new(g.clone());
+    let mut l = CostLearner::new(&g, CostConfig { min_samples: 2, ..CostConfig::default() }).unwrap();
+    let ok = |ms: f64| EventKind::ToolSucceeded { tool: "fast".into(), latency_ms: ms };
+    let events: Vec<Event> = [ok(100.0), ok(100.0)]
+        .into_iter()
+        .enumerate()
+        .map(|(i, kind)| Event { seq: i as u32, at: 0, kind })
+        .collect();
+    router.observe_costs(&mut l, &events);
+    let s = &l.suggested_costs(&g)[0];
+    assert_eq!((s.samples, s.latency_ewma_ms, s.suggested), (2, Some(100.0), Some(1.0)));
 }

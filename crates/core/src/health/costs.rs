@@ -18,9 +18,9 @@
 //! it differs by more than `hysteresis` (default 20%) from the cost in force, and at most once
 //! every `dwell` calls of that tool (default 10). Both keep a route from flapping between two
 //! tools whose costs are close: a change must be large and lasting. Every change is a
-//! [`EventKind::CostAdjusted`] event. A router's live weight still multiplies its own latency
+//! `CostAdjusted` event (`Router::adjust_costs`). A router's live weight still multiplies its own latency
 //! and reliability factors into the adjusted cost: the adjusted cost is the slow, bounded part,
-//! and for a tool it adjusts [`crate::Router::adjust_costs`] sets the live latency factor to 1
+//! and for a tool it adjusts `Router::adjust_costs` sets the live latency factor to 1
 //! (the learned cost carries the latency), so slowness is not counted twice and routes move
 //! only when the hysteresis lets a cost move.
 
@@ -28,9 +28,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use crate::event::{Event, EventKind};
 use crate::graph::{NodeIx, ToolGraph};
-use crate::Millis;
 
 /// How a [`CostLearner`] averages and when it adjusts.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -88,6 +86,18 @@ pub struct CostError {
 
 fn bad(code: &'static str, message: String) -> CostError {
     CostError { code, message }
+}
+
+/// A change the opt-in adjustment made to a tool's cost.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CostChange {
+    /// Position among this learner's changes, from 0.
+    pub seq: u32,
+    pub tool: NodeIx,
+    pub from: f64,
+    pub to: f64,
+    /// Why, for people: the figures behind the suggestion and the hysteresis passed.
+    pub reason: String,
 }
 
 /// A tool's learned figures and its suggested cost.
@@ -181,25 +191,6 @@ impl CostLearner {
         }
     }
 
-    /// Reads a run's `ToolSucceeded` and `ToolFailed` events (the router's own telemetry).
-    pub fn observe_events(&mut self, graph: &ToolGraph, events: &[Event]) {
-        for e in events {
-            match &e.kind {
-                EventKind::ToolSucceeded { tool, latency_ms } => {
-                    if let Some(v) = graph.index(tool) {
-                        self.observe(v, *latency_ms, true, None);
-                    }
-                }
-                EventKind::ToolFailed { tool, implicit: false, .. } => {
-                    if let Some(v) = graph.index(tool) {
-                        self.observe(v, f64::NAN, false, None);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
     fn suggestion(&self, t: &ToolStats, base: f64) -> Option<f64> {
         if t.samples < self.config.min_samples {
             return None;
@@ -264,10 +255,9 @@ impl CostLearner {
 
     /// The opt-in step: for each tool with bounds, moves its cost to its suggestion (clamped to
     /// the bounds) when that differs from the cost in force by more than the hysteresis and the
-    /// tool had `dwell` calls since its last change. Returns one `CostAdjusted` event per change
-    /// (the caller applies them with [`crate::Router::set_base_cost`]; [`crate::Router::adjust_costs`]
-    /// does both).
-    pub fn adjust(&mut self, graph: &ToolGraph, now: Millis) -> Vec<Event> {
+    /// tool had `dwell` calls since its last change. Returns each change (`Router::adjust_costs`
+    /// applies them and makes each a `CostAdjusted` event).
+    pub fn adjust(&mut self, graph: &ToolGraph) -> Vec<CostChange> {
         let mut out = Vec::new();
         for v in 0..self.tools.len() {
             let t = &self.tools[v];
@@ -292,11 +282,7 @@ impl CostLearner {
                 self.config.hysteresis * 100.0,
                 if to == s { "" } else { ", clamped to the bounds" }
             );
-            out.push(Event {
-                seq: self.seq,
-                at: now,
-                kind: EventKind::CostAdjusted { tool: self.ids[v].clone(), from, to, reason },
-            });
+            out.push(CostChange { seq: self.seq, tool: v, from, to, reason });
             self.seq = self.seq.saturating_add(1);
         }
         out
