@@ -218,6 +218,10 @@ test('bad input: a clear error or a warning, never a crash', async () => {
   ]);
   assert.equal(forged.report.warnings.length, 3); // no name, one node id twice, a name too long
   built(forged.graph); // what is left is a valid graph
+  // A server listing more tools than discovery compares: the rest are cut, with a warning.
+  const many = propose([{ name: 'big', spec: { command: 'x' }, tools: Array.from({ length: 1100 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: 'object' } })) }]);
+  assert.equal(many.report.tools, 1000);
+  assert.match(many.report.warnings.join(), /more than 1000 tools/);
   // The host's refine hook is checked: an unknown tool or one in two groups is refused.
   await assert.rejects(discover(fixtures(), { refine: async () => ({ groups: [['shop_a/nope']] }) }), { code: 'bad_refine' });
   await assert.rejects(discover(fixtures(), { refine: async () => [['shop_a/search'], ['shop_a/search']] }), { code: 'bad_refine' });

@@ -26,6 +26,8 @@ const MAX_REASON = 2000;
 // The graph format's limits on a node id (bytes) and a label (characters).
 const MAX_ID = 128;
 const MAX_LABEL = 200;
+/** Tools compared at most: grouping compares every pair, so a server listing a million is cut. */
+export const MAX_TOOLS = 1000;
 
 const STOP = new Set(
   'a an the of to and or by for in on with its it is as from this that be are one all any into at if then else can will use used using you your their them which when also only such given'.split(' '),
@@ -216,6 +218,10 @@ export function propose(servers, { refined = null } = {}) {
       if (!t || typeof t.name !== 'string' || t.name.length === 0) {
         warnings.push(`${s.name}: a tool without a name was skipped`);
         continue;
+      }
+      if (tools.length >= MAX_TOOLS) {
+        warnings.push(`${s.name}: more than ${MAX_TOOLS} tools in all; the rest skipped`);
+        break;
       }
       const tool = readTool(s.name, t, tools.length, s.latency ?? null);
       if (Buffer.byteLength(tool.node) > MAX_ID || tool.id.length > MAX_LABEL) {
