@@ -22,6 +22,8 @@ export interface CapabilityConfig {
    * held against the server. `"failure"`: it means an outage; routed around and counted.
    */
   on_is_error?: 'answer' | 'failure';
+  /** Why `shr discover` proposed this grouping, for the person reviewing it; not used. */
+  reason?: string;
 }
 
 export interface GatewayConfig {
@@ -90,3 +92,72 @@ export class Gateway {
 
 /** The shr-wasm Router class; throws `code: 'no_wasm'` when shr-wasm is not installed. */
 export function loadRouter(): typeof Router;
+
+/** A data-flow edge found by discovery: `from`'s outputSchema gives every field `to` requires. */
+export interface DiscoveredEdge {
+  from: string;
+  to: string;
+  fields: { output: string; input: string; type: string }[];
+  reason: string;
+}
+
+/** How well two tools stand in for each other (null from `pairScore` when they cannot). */
+export interface PairScore {
+  a: string;
+  b: string;
+  /** Jaccard similarity of the names' and the descriptions' word sets. */
+  name: number;
+  description: number;
+  /** 0.6 x name + 0.4 x description; alternatives at SIMILARITY or more. */
+  score: number;
+  input: string;
+  output: string;
+  ok: boolean;
+}
+
+export interface DiscoveryReport {
+  servers: { name: string; tools: number; latency_ms?: number; latency?: string }[];
+  tools: number;
+  capabilities: { name: string; alternatives: string[]; reason: string; pairs: PairScore[] }[];
+  edges: DiscoveredEdge[];
+  tools_detail: { tool: string; capability: string; side_effect: boolean; retry: boolean; base_cost: number; cost_is_guess: true; reason: string }[];
+  /** Whether the host's refine hook changed the grouping. */
+  refined: boolean;
+  /** Servers that could not be reached, tools skipped. */
+  warnings: string[];
+}
+
+/** The proposal: a graph (shr-wasm's GraphSpec, with `reason` on groupings and edges), a gateway config, a report. */
+export interface Proposal {
+  graph: import('shr-wasm').GraphSpec;
+  config: GatewayConfig & { passThrough: false };
+  report: DiscoveryReport;
+}
+
+/** The host's regrouping (e.g. asked of an LLM): every listed tool in one group; the rest stay alone. */
+export type RefineHook = (input: {
+  tools: { id: string; description?: string; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown }[];
+  proposal: Proposal;
+}) => Promise<{ groups: string[][]; reason?: string } | string[][]>;
+
+/**
+ * Reads every `tools/list` of `config.servers` (other keys ignored), stops every server it
+ * started, and proposes a graph and a gateway config. Rejects with `code: 'bad_config'`,
+ * `'bad_refine'` or `'no_tools'`; an unreachable server is a warning in the report.
+ */
+export function discover(
+  config: { servers: Record<string, ServerConfig> } & Partial<GatewayConfig>,
+  opts?: { measure?: number; refine?: RefineHook; timeoutMs?: number; log?: (event: LogEvent, fields: Record<string, unknown>) => void },
+): Promise<Proposal>;
+
+/** The proposal from tool lists already read (pure and deterministic). */
+export function propose(
+  servers: { name: string; spec: ServerConfig; tools: Tool[]; latency?: { ms: number; how: string } }[],
+  opts?: { refined?: { groups: string[][]; reason?: string } | string[][] | null },
+): Proposal;
+
+/** The proposal in a few lines, for a person. */
+export function summary(proposal: Proposal): string;
+
+/** The lowest score that makes two compatible tools alternatives (0.45). */
+export const SIMILARITY: number;

@@ -38,10 +38,16 @@ const SURFACE = {
     methods: ['free', 'escalation', 'events', 'next', 'outcome', 'pollEvents', 'report', 'resolveEscalation'],
     getters: ['isFinished'],
   },
+  // Learned costs (issue 47; tests/node/costs.test.mjs).
+  CostLearner: {
+    statics: [],
+    methods: ['adjust', 'free', 'observe', 'setBounds', 'suggestedCosts'],
+    getters: [],
+  },
 };
 
 test('the runtime surface is exactly the documented one', () => {
-  assert.deepEqual(Object.keys(shr).sort(), ['Router', 'Session', 'version']);
+  assert.deepEqual(Object.keys(shr).sort(), ['CostLearner', 'Router', 'Session', 'version']);
   for (const [name, want] of Object.entries(SURFACE)) {
     const cls = shr[name];
     // wasm-bindgen's own, and the exports only the JS half of `route` calls (not in the d.ts).

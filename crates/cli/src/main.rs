@@ -4,6 +4,8 @@
 
 mod bench;
 mod curve;
+mod discover;
+mod monitor_curve;
 mod perturb;
 mod recovery;
 mod sweep;
@@ -32,12 +34,20 @@ usage:
                     calls per executor (--svg FILE also draws them; with --react-error-rate,
                     --svg FILE draws the curve)
       --cyclic      the two cyclic workflows at fault probability 0, 0.25, 0.5 (seed 004 metrics)
+      --monitor-error-rate P,...  SHR with intent and risk monitors that err (false positives
+                    and negatives at rate P, seeded): correct, silent and LLM calls over the 19
+                    scenarios (--runs seeds, default 20) and the sweep (--sweep-runs seeds,
+                    default 3), intent, risk and both erring; --svg FILE draws the curve
   shr route GRAPH.json [--down a,b] [--from ID] [--to ID] [--trace]
       Route a graph file with the given tools failed; print the plan and its cost.
   shr perturb [--tasks N] [--seed S] [--json FILE|-]
       ToolMaze matrix: NP and P1-P4 by C1-C4, for SHR, SHR without validators, and ReAct.
   shr check FILE...
       Validate graph files (and scenario directories); print every problem.
+  shr discover --config SERVERS.json [--out DIR] [--measure N] [--refine MODULE]
+      Read every tools/list of the config's MCP servers and propose a graph and a gateway
+      config with the reason for each grouping and edge (docs/discovery.md); runs the gateway
+      package's --discover with Node.
 exit status: 0 done; 1 no healthy path (shr route: escalate); 2 invalid input or usage.";
 
 /// Why a command failed, and its exit status: 1 for "no healthy path" (an answer a caller acts
@@ -60,6 +70,7 @@ fn main() -> ExitCode {
         Some("route") => cmd_route(&args[1..]),
         Some("check") => cmd_check(&args[1..]),
         Some("perturb") => cmd_perturb(&args[1..]),
+        Some("discover") => discover::cmd_discover(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -173,6 +184,42 @@ fn rates(text: &str) -> Result<Vec<f64>, String> {
         .collect()
 }
 
+/// `shr bench --monitor-error-rate P,...` (see `monitor_curve`).
+fn cmd_monitor_errors(args: &Args, text: &str) -> Result<(), Failure> {
+    let rates = text
+        .split(',')
+        .map(|p| match p.trim().parse::<f64>() {
+            Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+            _ => Err(format!("--monitor-error-rate takes probabilities between 0 and 1, not `{p}`")),
+        })
+        .collect::<Result<Vec<f64>, String>>()?;
+    let number = |name: &str, default: u32| {
+        args.value(name).map_or(Ok(default), |v| {
+            v.parse::<u32>().map_err(|_| format!("{name} takes a whole number, not `{v}`"))
+        })
+    };
+    let seeds = number("--runs", 20)?.clamp(1, 10_000);
+    let sweep_seeds = number("--sweep-runs", 3)?.clamp(0, 1_000);
+    let seed = args.value("--seed").map_or(Ok(2026), |v| {
+        v.parse::<u64>().map_err(|_| format!("--seed takes a whole number, not `{v}`"))
+    })?;
+    let pack = match args.value("--scenarios") {
+        Some(dir) => load_dir(Path::new(dir))?,
+        None => scenario::pack().map_err(|e| e.to_string())?.to_vec(),
+    };
+    let curve = monitor_curve::run(&pack, &rates, seeds, sweep_seeds, seed);
+    if args.value("--json") != Some("-") {
+        print!("{}", monitor_curve::render(&curve));
+    }
+    if let Some(path) = args.value("--svg") {
+        std::fs::write(path, monitor_curve::svg(&curve)).map_err(|e| format!("{path}: {e}"))?;
+    }
+    if let Some(path) = args.value("--json") {
+        write_json(path, &curve)?;
+    }
+    Ok(())
+}
+
 fn write_json<T: serde::Serialize>(path: &str, value: &T) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     if path == "-" {
@@ -195,9 +242,14 @@ fn cmd_bench(args: &[String]) -> Result<(), Failure> {
             "--react-error-rate",
             "--seed",
             "--svg",
+            "--monitor-error-rate",
+            "--sweep-runs",
         ],
         &["--cyclic", "--sweep"],
     )?;
+    if let Some(text) = args.value("--monitor-error-rate") {
+        return cmd_monitor_errors(&args, text);
+    }
     if args.flag("--cyclic") {
         let runs = args
             .value("--runs")

@@ -156,6 +156,14 @@ pub enum EventKind {
         #[serde(skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
+    /// The opt-in cost adjustment moved a tool's cost (see [`crate::health::costs`]); made by a
+    /// [`crate::health::costs::CostLearner`] between runs, not by a run.
+    CostAdjusted {
+        tool: String,
+        from: f64,
+        to: f64,
+        reason: String,
+    },
 }
 
 impl EventKind {
@@ -179,6 +187,7 @@ impl EventKind {
             EventKind::Shed { .. } => "Shed",
             EventKind::Compensated { .. } => "Compensated",
             EventKind::Finished { .. } => "Finished",
+            EventKind::CostAdjusted { .. } => "CostAdjusted",
         }
     }
 }

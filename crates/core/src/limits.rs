@@ -8,6 +8,8 @@ pub const MAX_EDGES: usize = 2_000_000;
 pub const MAX_ID: usize = 128;
 /// Longest label, in characters.
 pub const MAX_LABEL: usize = 200;
+/// Longest `reason` of a node or an edge, in characters.
+pub const MAX_REASON: usize = 2000;
 /// Largest JSON description, in bytes.
 pub const MAX_JSON_BYTES: usize = 64 * 1024 * 1024;
 /// Most retry attempts a tool may declare.

@@ -246,6 +246,66 @@ impl Router {
         self.health.snapshot(&self.graph)
     }
 
+    /// Weighs `tool` with another cost from now on (learned costs); false when the cost is not
+    /// finite and non-negative or the tool unknown.
+    pub fn set_base_cost(&mut self, tool: NodeIx, cost: f64) -> bool {
+        self.memo.forget();
+        self.health.set_base_cost(tool, cost)
+    }
+
+    /// The opt-in cost adjustment: `learner`'s changes (within the bounds set on it, past its
+    /// hysteresis) applied to this router's weights, each returned as a `CostAdjusted` event.
+    /// A tool the learner adjusts (one with bounds) has its latency carried by its learned
+    /// cost, not by the live latency factor (see [`HealthBook::set_latency_learned`]): a slow
+    /// tool is not counted slow twice, and the learner's hysteresis decides when routes move.
+    pub fn adjust_costs(
+        &mut self,
+        learner: &mut crate::health::costs::CostLearner,
+        now: Millis,
+    ) -> Vec<crate::event::Event> {
+        for v in 0..self.graph.node_count() {
+            if learner.bounds(v).is_some() && self.health.set_latency_learned(v, true) {
+                self.memo.forget();
+            }
+        }
+        let changes = learner.adjust(&self.graph);
+        let mut events = Vec::with_capacity(changes.len());
+        for c in changes {
+            self.set_base_cost(c.tool, c.to);
+            events.push(crate::event::Event {
+                seq: c.seq,
+                at: now,
+                kind: crate::event::EventKind::CostAdjusted {
+                    tool: self.graph.id(c.tool).into(),
+                    from: c.from,
+                    to: c.to,
+                    reason: c.reason,
+                },
+            });
+        }
+        events
+    }
+
+    /// Feeds a run's `ToolSucceeded` and `ToolFailed` events (this router's own telemetry) to
+    /// a cost learner; a failure that is only a validator's verdict on a result is not one.
+    pub fn observe_costs(
+        &self,
+        learner: &mut crate::health::costs::CostLearner,
+        events: &[crate::event::Event],
+    ) {
+        use crate::event::EventKind;
+        for e in events {
+            let (tool, latency, ok) = match &e.kind {
+                EventKind::ToolSucceeded { tool, latency_ms } => (tool, *latency_ms, true),
+                EventKind::ToolFailed { tool, implicit: false, .. } => (tool, f64::NAN, false),
+                _ => continue,
+            };
+            if let Some(v) = self.graph.index(tool) {
+                learner.observe(v, latency, ok, None);
+            }
+        }
+    }
+
     /// Records an outcome the host observed outside a run.
     pub fn record(&mut self, tool: NodeIx, observed: Observation, now: Millis) -> Option<Transition> {
         self.memo.forget();

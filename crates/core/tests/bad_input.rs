@@ -106,7 +106,7 @@ fn nan_and_infinite_costs_are_refused_from_a_spec() {
     for cost in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         let spec = GraphSpec {
             nodes: vec![node("a"), node("b")],
-            edges: vec![EdgeSpec { from: "a".into(), to: "b".into(), cost, guard: None }],
+            edges: vec![EdgeSpec { from: "a".into(), to: "b".into(), cost, guard: None, reason: None }],
             start: Some("a".into()),
             goal: Some("b".into()),
             ..GraphSpec::default()

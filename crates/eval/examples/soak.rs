@@ -122,6 +122,7 @@ fn random_spec(rng: &mut SplitMix64) -> GraphSpec {
             to: format!("n{b}"),
             cost: rng.below(10) as f64,
             guard,
+            reason: None,
         });
     }
     for (i, nd) in nodes.iter_mut().enumerate() {

@@ -118,7 +118,7 @@ fn failed_calls(graph: &ToolGraph, report: &RunReport) -> u32 {
 }
 
 /// The sweep's rule (module docs).
-fn judge(report: &RunReport, main_goal: &str, reachable: bool) -> String {
+pub(crate) fn judge(report: &RunReport, main_goal: &str, reachable: bool) -> String {
     if report.silent_failure {
         return format!("claimed `{}` with a required step missing", report.goal);
     }

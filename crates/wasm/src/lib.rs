@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod convert;
+mod costs;
 pub mod driver;
 pub mod error;
 mod fleet;

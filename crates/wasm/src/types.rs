@@ -59,6 +59,8 @@ export interface NodeSpec {
   validators?: Validator[];
   x?: number;
   y?: number;
+  /** Why the node is what it is (a discovered grouping, a guessed cost), for people. */
+  reason?: string;
 }
 
 export interface Validator {
@@ -88,6 +90,8 @@ export interface EdgeSpec {
   cost?: number;
   /** Taken only when the last output of `from` satisfies it (cyclic workflows). */
   guard?: { field: string; equals: unknown; negate?: boolean };
+  /** Why the edge exists (the output fields that feed the input), for people. */
+  reason?: string;
 }
 
 /** The JSON description of a tool graph (JSON Schema: `shr-wasm/graph.schema.json`). */

@@ -5,6 +5,10 @@
 //   --http PORT: streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port, printed on stdout), and
 //     Prometheus metrics on /metrics.
 //   --export-graph: prints the SHR graph the config's capabilities make (the page imports it).
+//   --discover [--out DIR] [--measure N] [--refine MODULE]: reads every tools/list of the
+//     config's servers (capabilities not needed) and proposes a graph and a gateway config
+//     (docs/discovery.md): one JSON {graph, config, report} on stdout, or with --out the files
+//     DIR/graph.json, DIR/gateway.json, DIR/report.json and a short report on stdout.
 // Logs are JSON lines on stderr. Exit codes: 0 done, 1 could not start, 2 bad usage or config.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,7 +16,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { toGraph, readConfig } from './config.mjs';
 import { AgentStdio } from './stdio.mjs';
 
-const USAGE = 'usage: shr-mcp-gateway --config shr.json [--http PORT] [--export-graph]';
+const USAGE = 'usage: shr-mcp-gateway --config shr.json [--http PORT] [--export-graph] [--discover [--out DIR] [--measure N] [--refine MODULE]]';
 const log = (event, fields = {}) => {
   try {
     process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), event, ...fields })}\n`);
@@ -27,18 +31,23 @@ const die = (code, message) => {
 };
 const usage = (why) => die(2, `${why} (${USAGE})`);
 // Read strictly: a misspelt flag (`--htpp 8080`) is an error, not a gateway on stdio.
-const args = { config: undefined, http: undefined, 'export-graph': false };
+const args = { config: undefined, http: undefined, 'export-graph': false, discover: false, out: undefined, measure: undefined, refine: undefined };
 for (let i = 2; i < process.argv.length; i += 1) {
   const a = process.argv[i];
   const name = a.startsWith('--') ? a.slice(2) : null;
-  if (name === 'export-graph') args[name] = true;
-  else if (name === 'config' || name === 'http') {
+  if (name === 'export-graph' || name === 'discover') args[name] = true;
+  else if (['config', 'http', 'out', 'measure', 'refine'].includes(name)) {
     if (process.argv[i + 1] === undefined) usage(`--${name} needs a value`);
     args[name] = process.argv[(i += 1)];
   } else usage(`unknown argument \`${a}\``);
 }
 const path = args.config;
 if (!path) usage('--config is required');
+if (!args.discover && (args.out ?? args.measure ?? args.refine) !== undefined) usage('--out, --measure and --refine go with --discover');
+if (args.discover) {
+  const { runDiscover } = await import('./discover-cli.mjs');
+  process.exit(await runDiscover(path, args, { die, log }));
+}
 if (args.http !== undefined && !/^\d{1,5}$/.test(args.http)) usage(`--http takes a port number (0 for a free one), got \`${args.http}\``);
 // Bodies of an MCP request are small; a larger one is refused before it is held in memory.
 const MAX_BODY = 4 * 1024 * 1024;

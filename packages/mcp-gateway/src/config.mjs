@@ -14,11 +14,11 @@ function only(obj, keys, where) {
   for (const k of Object.keys(obj)) if (!keys.includes(k)) fail(`${where}: unknown key \`${k}\` (known: ${keys.join(', ')})`);
 }
 
-export function readConfig(raw) {
-  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', 'probeIntervalMs', 'passThrough', 'maxMessageBytes', 'fleet', '$schema'], 'the config');
-  only(raw.servers, Object.keys(raw.servers ?? {}), 'servers');
+/** The `servers` section: `{name: {command, args?, env?} | {url}}`, read strictly. */
+export function readServers(raw) {
+  only(raw, Object.keys(raw ?? {}), 'servers');
   const servers = {};
-  for (const [name, s] of Object.entries(raw.servers)) {
+  for (const [name, s] of Object.entries(raw)) {
     only(s, ['command', 'args', 'url', 'env'], `servers.${name}`);
     if (!!s.command === !!s.url) fail(`servers.${name} needs exactly one of \`command\` (stdio) or \`url\` (streamable HTTP)`);
     if (s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === 'string'))) fail(`servers.${name}.args must be a list of strings`);
@@ -33,12 +33,19 @@ export function readConfig(raw) {
     }
     servers[name] = { name, command: s.command, args: s.args ?? [], url: s.url, env: s.env };
   }
+  return servers;
+}
+
+export function readConfig(raw) {
+  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', 'probeIntervalMs', 'passThrough', 'maxMessageBytes', 'fleet', '$schema'], 'the config');
+  const servers = readServers(raw.servers);
   if (!Array.isArray(raw.capabilities) || raw.capabilities.length === 0) fail('capabilities must be a non-empty list');
   // Node ids are made from "server/tool"; two spellings must not become one node.
   const nodeOf = new Map();
   const names = new Set();
   const capabilities = raw.capabilities.map((c, i) => {
-    only(c, ['name', 'description', 'alternatives', 'inputSchema', 'on_is_error'], `capabilities[${i}]`);
+    // `reason`: why `shr discover` proposed the grouping, for the person reviewing it; not used.
+    only(c, ['name', 'description', 'alternatives', 'inputSchema', 'on_is_error', 'reason'], `capabilities[${i}]`);
     if (c.on_is_error !== undefined && !['answer', 'failure'].includes(c.on_is_error)) {
       fail(`capabilities[${i}].on_is_error must be "answer" (an isError result is the tool's answer, the default) or "failure" (it means an outage)`);
     }

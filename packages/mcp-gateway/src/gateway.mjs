@@ -262,3 +262,7 @@ export class Gateway {
     this.router = null;
   }
 }
+
+// Discovery (docs/discovery.md): the graph and config proposed from the servers' tool lists.
+export { discover } from './discover-run.mjs';
+export { propose, summary, SIMILARITY } from './discover.mjs';

@@ -21,6 +21,7 @@ export function failureKind(e) {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+const MAX_TOOL_PAGES = 100;
 const VERSION = '0.1.0';
 
 export class Upstream {
@@ -84,7 +85,13 @@ export class Upstream {
       // Starting a server (a process, its imports) can take longer than answering a call.
       const timeout = Math.max(this.timeoutMs, CONNECT_TIMEOUT_MS);
       await client.connect(transport, { timeout });
-      const { tools } = await client.listTools(undefined, { timeout });
+      // Every page of the list (a server may page it), at most MAX_TOOL_PAGES.
+      let { tools, nextCursor } = await client.listTools(undefined, { timeout });
+      for (let page = 1; nextCursor && page < MAX_TOOL_PAGES; page += 1) {
+        const next = await client.listTools({ cursor: nextCursor }, { timeout });
+        tools = tools.concat(next.tools);
+        nextCursor = next.nextCursor;
+      }
       if (this.closed) {
         // Closed while connecting: do not leave the child process behind.
         await client.close().catch(() => {});

@@ -109,6 +109,14 @@ impl ToolGraph {
                     format!("label is longer than {} characters", limits::MAX_LABEL),
                 );
             }
+            if n.reason.as_deref().is_some_and(|r| r.chars().count() > limits::MAX_REASON) {
+                push(
+                    ProblemKind::BadValue,
+                    &n.id,
+                    at("reason"),
+                    format!("reason is longer than {} characters", limits::MAX_REASON),
+                );
+            }
             if let Some(r) = n.retry {
                 if r.attempts > limits::MAX_RETRY_ATTEMPTS {
                     push(
@@ -182,6 +190,7 @@ impl ToolGraph {
         let mut edges = Vec::with_capacity(spec.edges.len());
         let mut guarded: Vec<u32> = Vec::new();
         let mut guards: Vec<Guard> = Vec::new();
+        let mut edge_reasons: Vec<(u32, String)> = Vec::new();
         let mut seen_pairs = BTreeSet::new();
         for (i, e) in spec.edges.iter().enumerate() {
             let at = format!("{}->{}", e.from, e.to);
@@ -208,6 +217,14 @@ impl ToolGraph {
             if e.from == e.to {
                 push(ProblemKind::SelfLoop, &at, path("to"), "edge leads from a node to itself".into());
             }
+            if e.reason.as_deref().is_some_and(|r| r.chars().count() > limits::MAX_REASON) {
+                push(
+                    ProblemKind::BadValue,
+                    &at,
+                    path("reason"),
+                    format!("reason is longer than {} characters", limits::MAX_REASON),
+                );
+            }
             if let Some(g) = &e.guard {
                 if g.field.is_empty() {
                     push(ProblemKind::BadValue, &at, path("guard/field"), "guard.field must be named".into());
@@ -226,6 +243,9 @@ impl ToolGraph {
                     // Within MAX_EDGES, so the index fits.
                     guarded.push(edges.len() as u32);
                     guards.push(Guard::clone(g));
+                }
+                if let Some(r) = &e.reason {
+                    edge_reasons.push((edges.len() as u32, String::clone(r)));
                 }
                 edges.push(Edge { from: f, to: t, cost: e.cost });
             }
@@ -338,6 +358,7 @@ impl ToolGraph {
             by_id,
             guarded,
             guards,
+            edge_reasons,
             out_start,
             out_edges,
             in_start,

@@ -54,6 +54,7 @@ struct NodeAttrs {
     validators: Vec<Validator>,
     x: Option<f64>,
     y: Option<f64>,
+    reason: Option<String>,
 }
 
 impl Node {
@@ -81,6 +82,7 @@ impl Node {
             validators,
             x,
             y,
+            reason,
         } = n;
         let attrs = NodeAttrs {
             label,
@@ -98,6 +100,7 @@ impl Node {
             validators,
             x,
             y,
+            reason,
         };
         Node {
             base_cost,
@@ -135,6 +138,7 @@ impl Node {
             n.validators = a.validators.clone();
             n.x = a.x;
             n.y = a.y;
+            n.reason = a.reason.clone();
         }
         n
     }
@@ -202,6 +206,10 @@ impl Node {
     pub fn y(&self) -> Option<f64> {
         self.attrs().and_then(|a| a.y)
     }
+    /// Why the node is what it is (`reason`), for people.
+    pub fn reason(&self) -> Option<&str> {
+        self.attrs().and_then(|a| a.reason.as_deref())
+    }
 }
 
 /// A validated edge. Its guard, which few edges have, is in a side table
@@ -232,6 +240,8 @@ pub struct ToolGraph {
     /// `guards[k]` guards the edge `guarded[k]`; `guarded` ascends.
     guarded: Vec<u32>,
     guards: Vec<Guard>,
+    /// `(edge, why it exists)` for the few edges with a `reason`, by ascending edge.
+    edge_reasons: Vec<(u32, String)>,
     /// `out_edges[out_start[v]..out_start[v+1]]` are the edge indices leaving `v`, sorted by
     /// target index so that relaxation order (and so tie-breaking) is deterministic.
     out_start: Vec<u32>,
@@ -298,6 +308,7 @@ impl ToolGraph {
     /// `ToolGraph::from_spec(s)?.to_spec() == s`.
     pub fn to_spec(&self) -> GraphSpec {
         let mut guards = self.guarded.iter().zip(&self.guards).peekable();
+        let mut reasons = self.edge_reasons.iter().peekable();
         let edges = self
             .edges
             .iter()
@@ -307,6 +318,7 @@ impl ToolGraph {
                 to: self.id(edge.to).into(),
                 cost: edge.cost,
                 guard: guards.next_if(|&(&g, _)| g as usize == e).map(|(_, g)| Box::new(g.clone())),
+                reason: reasons.next_if(|(r, _)| *r as usize == e).map(|(_, r)| Box::new(r.clone())),
             })
             .collect();
         GraphSpec {
@@ -440,6 +452,13 @@ impl ToolGraph {
     pub fn guard(&self, e: usize) -> Option<&Guard> {
         let k = self.guarded.binary_search(&u32::try_from(e).ok()?).ok()?;
         self.guards.get(k)
+    }
+
+    /// Why edge `e` exists, if its description says (`reason`).
+    pub fn edge_reason(&self, e: usize) -> Option<&str> {
+        let e = u32::try_from(e).ok()?;
+        let k = self.edge_reasons.binary_search_by_key(&e, |(r, _)| *r).ok()?;
+        self.edge_reasons.get(k).map(|(_, r)| r.as_str())
     }
 
     /// Whether the graph has a guarded edge (and so may need revisits).

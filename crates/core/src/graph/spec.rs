@@ -129,6 +129,10 @@ pub struct NodeSpec {
     pub x: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y: Option<f64>,
+    /// Why the node is what it is, for the person reviewing a proposed graph (`shr discover`
+    /// says why tools were grouped and where a cost is a guess). Routing ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl NodeSpec {
@@ -155,6 +159,7 @@ impl NodeSpec {
             validators: Vec::new(),
             x: None,
             y: None,
+            reason: None,
         }
     }
 }
@@ -179,6 +184,10 @@ pub struct EdgeSpec {
     // parsed (rand_100000's 400,000 edges: 157 -> 128 MB at the peak, `peak_mem` bench).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<Box<Guard>>,
+    /// Why the edge exists, for the person reviewing a proposed graph (`shr discover` names
+    /// the output fields that feed the input). Routing ignores it. Boxed like `guard`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Box<String>>,
 }
 
 /// A deterministic edge guard on the last result of the edge's source tool: the machine

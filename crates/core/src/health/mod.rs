@@ -4,6 +4,7 @@
 pub mod admission;
 pub mod breaker;
 pub mod concurrency;
+pub mod costs;
 pub mod fleet;
 pub mod lease;
 pub mod memo;
@@ -81,6 +82,8 @@ pub struct ToolHealth {
     timeout_ms: Option<Millis>,
     /// Leases of this tool that ran out before their call was reported.
     leases_expired: u64,
+    /// A learned cost carries the latency: the live latency factor is 1.
+    latency_learned: bool,
 }
 
 impl ToolHealth {
@@ -187,6 +190,7 @@ impl HealthBook {
                     retries_in_flight: 0,
                     timeout_ms: n.timeout_ms(),
                     leases_expired: 0,
+                    latency_learned: false,
                 })
                 .collect(),
             retry_budget: admission.retry_budget,
@@ -298,6 +302,38 @@ impl HealthBook {
     /// Calls let through and not yet handed back, over every tool.
     pub fn leases_held(&self) -> usize {
         self.leases.len()
+    }
+
+    /// The cost `v` is weighed with before its health factors (the graph's `base_cost` unless
+    /// [`HealthBook::set_base_cost`] changed it).
+    pub fn base_cost(&self, v: NodeIx) -> Option<f64> {
+        self.tools.get(v).map(|t| t.base_cost)
+    }
+
+    /// Weighs `v` with another cost from now on (learned costs, [`costs`]). A cost that is not
+    /// finite and non-negative is refused (false).
+    pub fn set_base_cost(&mut self, v: NodeIx, cost: f64) -> bool {
+        match self.tools.get_mut(v) {
+            Some(t) if cost.is_finite() && cost >= 0.0 => {
+                t.base_cost = cost;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Lets a learned cost carry `v`'s latency (true) or the live latency factor (false, the
+    /// default): while a [`costs::CostLearner`] adjusts `v`'s cost, the live factor is 1, so a
+    /// slow tool is not counted slow twice and the learner's hysteresis alone decides when a
+    /// route moves. False when `v` is unknown.
+    pub fn set_latency_learned(&mut self, v: NodeIx, learned: bool) -> bool {
+        match self.tools.get_mut(v) {
+            Some(t) => {
+                t.latency_learned = learned;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Records an outcome of `v` observed now (outside a permit: a host's own observation).

@@ -124,6 +124,9 @@ impl HealthBook {
     /// the error rate (Resilience4j's minimum number of calls), only over the breaker's
     /// `min_calls` samples: one stalled call among two (a pause of the host) is no slowness.
     fn latency_factor_of(&self, t: &super::ToolHealth, now: Millis) -> f64 {
+        if t.latency_learned {
+            return 1.0;
+        }
         let enough = t.latencies.len() >= t.breaker.config().min_calls as usize;
         match t.latency_at {
             Some(at) if enough && now.saturating_sub(at) < t.breaker.config().cooldown_ms => {

@@ -8,6 +8,7 @@
 //! paper's literal readings of T5, T6 and the moderation topology, as variants of the 19. Every
 //! count a [`RunReport`] holds is produced by running.
 
+pub mod erring;
 pub mod react;
 mod sim;
 pub mod story;
