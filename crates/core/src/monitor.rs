@@ -87,7 +87,7 @@ impl DecisionView<'_> {
 }
 
 /// A monitor: pure, cheap, and without side effects.
-pub trait Monitor {
+pub trait Monitor: Send + Sync {
     fn kind(&self) -> MonitorKind;
     fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>);
 }
