@@ -1,0 +1,6 @@
+// shr-wasm for Node (ES module): the CommonJS build, whose WebAssembly module is compiled at
+// import; the default export `init` resolves at once.
+import shr from './index.cjs';
+
+export const { Router, Session, version, ShrError, isShrError, initSync } = shr;
+export default shr.init;
