@@ -148,6 +148,16 @@ function stateOf(router) {
 // markDown, markUp and record (what every fleet delta and probe result calls): the tool looked
 // up in the route state's Map and one call with numbers only (`__healthIx`, NaN when refused);
 // anything unusual goes to the checked method, which words the error.
+// `{ok, latencyMs?, hard?, at?}` with nothing else and each of the right type, else null.
+function plainOutcome(outcome) {
+  if (typeof outcome !== 'object' || outcome === null || Array.isArray(outcome)) return null;
+  for (const k in outcome) if (k !== 'ok' && k !== 'latencyMs' && k !== 'hard' && k !== 'at') return null;
+  const { ok, latencyMs, hard, at } = outcome;
+  const latencyOk = latencyMs === undefined || (typeof latencyMs === 'number' && latencyMs >= 0 && latencyMs < Infinity);
+  if (typeof ok !== 'boolean' || !latencyOk || !(hard === undefined || typeof hard === 'boolean')
+    || !(at === undefined || typeof at === 'number')) return null;
+  return { ok, latencyMs, hard, at };
+}
 function install_health(proto) {
   const { markDown, markUp, record } = proto;
   const mark = (checked, op, name) => function (tool, now) {
@@ -165,16 +175,18 @@ function install_health(proto) {
   proto.record = function (tool, outcome) {
     if (this.__wbg_ptr === 0) throw freed('record');
     const v = typeof tool === 'string' ? stateOf(this).index.get(tool) : undefined;
-    if (v !== undefined && typeof outcome === 'object' && outcome !== null && !Array.isArray(outcome)) {
-      let plain = true;
-      for (const k in outcome) if (k !== 'ok' && k !== 'latencyMs' && k !== 'hard' && k !== 'at') plain = false;
-      const { ok, latencyMs, hard, at } = outcome;
-      if (plain && typeof ok === 'boolean' && (latencyMs === undefined || (typeof latencyMs === 'number' && latencyMs >= 0 && latencyMs < Infinity))
-        && (hard === undefined || typeof hard === 'boolean') && (at === undefined || typeof at === 'number')) {
-        const op = ok ? 2 : hard ? 4 : 3;
-        const w = this.__healthIx(v, op, latencyMs === undefined ? NaN : latencyMs, at !== undefined, at === undefined ? 0 : at);
-        if (w === w) return w;
-      }
+    let fast = null;
+    // A getter or proxy that throws: the checked method reads it and says so with a code.
+    try {
+      fast = v === undefined ? null : plainOutcome(outcome);
+    } catch {
+      fast = null;
+    }
+    if (fast !== null) {
+      const { ok, latencyMs, hard, at } = fast;
+      const op = ok ? 2 : hard ? 4 : 3;
+      const w = this.__healthIx(v, op, latencyMs === undefined ? NaN : latencyMs, at !== undefined, at === undefined ? 0 : at);
+      if (w === w) return w;
     }
     return record.call(this, tool, outcome);
   };
