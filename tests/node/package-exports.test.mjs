@@ -20,7 +20,9 @@ router[Symbol.dispose]();
 let code = '';
 try { Router.fromJson('{'); } catch (e) { if (isShrError(e)) code = e.code; if (e instanceof ShrError) code += '/' + e.problems?.length; }
 const toolOf = (e: ShrEvent) => ('tool' in e ? e.tool : '');
-export const seen = [weight, code, toolOf];
+// The default export also carries the API, as a CommonJS module's default did.
+const viaDefault: number = new init.Router(${GRAPH}).markUp('t', 0);
+export const seen = [weight, code, toolOf, viaDefault];
 `;
 
 function project() {
@@ -52,7 +54,7 @@ test('types: one import type-checks for the browser, Node ESM and Node CommonJS 
     const node = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts'] };
     assert.deepEqual(check(['node.mts', 'cjs.cts'], node), [], 'Node ESM and CommonJS');
     // The browser types declare init's inputs; the Node ones say init does nothing.
-    assert.match(readFileSync(`${PKG}web/index.d.ts`, 'utf8'), /export default function init\(\s*input\?: InitInput/);
+    assert.match(readFileSync(`${PKG}web/index.d.ts`, 'utf8'), /declare const init: \(\(\s*input\?: InitInput/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -61,7 +63,7 @@ test('types: one import type-checks for the browser, Node ESM and Node CommonJS 
 test('Node: the same import runs as an ES module and through require', () => {
   const dir = project();
   try {
-    writeFileSync(join(dir, 'a.mjs'), `import init, { Router, ShrError } from 'shr-wasm';\nawait init();\ntry { Router.fromJson('{'); } catch (e) { console.log(e instanceof ShrError, e.code, Router.fromJson(${GRAPH}).route().cost); }\n`);
+    writeFileSync(join(dir, 'a.mjs'), `import init, { Router, ShrError } from 'shr-wasm';\nimport shr from 'shr-wasm';\nawait init();\ntry { Router.fromJson('{'); } catch (e) { console.log(e instanceof ShrError, e.code, new shr.Router(${GRAPH}).route().cost); }\n`);
     writeFileSync(join(dir, 'b.cjs'), `const { Router, isShrError, initSync } = require('shr-wasm');\ninitSync();\ntry { new Router({}); } catch (e) { console.log(isShrError(e), e.code); }\n`);
     assert.equal(execFileSync(process.execPath, ['a.mjs'], { cwd: dir }).toString().trim(), 'true invalid_graph 1');
     assert.equal(execFileSync(process.execPath, ['b.cjs'], { cwd: dir }).toString().trim(), 'true invalid_graph');

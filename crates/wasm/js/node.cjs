@@ -6,4 +6,8 @@ const shr = require('./shr_wasm.js');
 /* ERROR_JS */
 const init = async () => {};
 const initSync = () => {};
-module.exports = { ...shr, ShrError, isShrError, init, initSync, default: init };
+const api = { ...shr, ShrError, isShrError, init, initSync };
+// The default export is `init` and carries the whole API, so that both `await init()` and
+// `import shr from 'shr-wasm'; new shr.Router(...)` (the CommonJS module as a default) work.
+Object.assign(init, api);
+module.exports = { ...api, default: init };

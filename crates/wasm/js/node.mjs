@@ -3,4 +3,5 @@
 import shr from './index.cjs';
 
 export const { Router, Session, version, ShrError, isShrError, initSync } = shr;
-export default shr.init;
+// `init`, carrying the whole API (`import shr from 'shr-wasm'; new shr.Router(...)` works too).
+export default shr.default;

@@ -18,7 +18,7 @@ function assertReady(what) {
 }
 
 /** Fetches and compiles the WebAssembly module (once); resolves when the API is usable. */
-export default async function init(input) {
+async function init(input) {
   await rawInit(input === undefined ? undefined : { module_or_path: input?.module_or_path ?? input });
   ready = true;
 }
@@ -50,3 +50,6 @@ export function version() {
 }
 
 export { Session, ShrError, isShrError };
+// The default export is `init` and carries the whole API, as in Node.
+Object.assign(init, { Router, Session, version, ShrError, isShrError, initSync, init });
+export default init;
