@@ -185,7 +185,8 @@ test('route reads its plan correctly after wasm memory grows', () => {
 
 test('markDown / markUp reroute, and name unknown tools', async () => {
   const r = Router.fromJson(refundGraph());
-  const h = r.markDown('stripe');
+  assert.equal(r.markDown('stripe'), Infinity, 'markDown returns the weight: routed around');
+  const h = r.health('stripe');
   assert.equal(h.tool, 'stripe');
   assert.equal(h.state, 'open');
   assert.equal(h.weight, null);
@@ -193,9 +194,8 @@ test('markDown / markUp reroute, and name unknown tools', async () => {
   assert.equal(r.route().cost, 4);
   r.markDown('razorpay');
   assert.equal(r.route(), null);
-  const up = r.markUp('stripe');
-  assert.equal(up.state, 'closed');
-  assert.equal(up.weight, 1, 'markUp: the weight of a healthy tool at once, nothing from before');
+  assert.equal(r.markUp('stripe'), 1, 'markUp: the weight of a healthy tool at once, nothing from before');
+  assert.equal(r.health('stripe').state, 'closed');
   assert.deepEqual(r.route().path, ['start', 'crm', 'stripe', 'email', 'done']);
   const e = await expectCode(() => r.markDown('paypal'), 'unknown_tool', assert);
   assert.equal(e.tool, 'paypal');
@@ -247,17 +247,19 @@ test('route sees a weight change that only the clock makes', () => {
 
 test('record feeds latency and the breaker', async () => {
   const r = Router.fromJson(refundGraph());
-  const base = r.record('stripe', { ok: true, latencyMs: 100, at: 0 });
-  assert.equal(base.weight, 1);
-  let h;
-  for (let i = 0; i < 5; i++) h = r.record('stripe', { ok: true, latencyMs: 2000, at: 10 + i });
+  assert.equal(r.record('stripe', { ok: true, latencyMs: 100, at: 0 }), 1, 'record returns the weight');
+  let w;
+  for (let i = 0; i < 5; i++) w = r.record('stripe', { ok: true, latencyMs: 2000, at: 10 + i });
+  const h = r.health('stripe', 14);
   assert.ok(h.factors.latency > 5, `slow tool: latency factor ${h.factors.latency}`);
-  assert.ok(h.weight > 5);
+  assert.ok(w > 5 && w === h.weight, `weight ${w}`);
   // A slow stripe costs more than the backup route.
   assert.deepEqual(r.route(null, null, 20).path, ['start', 'crm', 'razorpay', 'email', 'done']);
-  for (let i = 0; i < 2; i++) assert.equal(r.record('sms', { ok: false, at: 100 + i }).state, 'closed');
-  assert.equal(r.record('sms', { ok: false, at: 103 }).state, 'open', '3 consecutive failures open');
-  assert.equal(r.record('email', { ok: false, hard: true, at: 0 }).state, 'open');
+  for (let i = 0; i < 2; i++) assert.ok(r.record('sms', { ok: false, at: 100 + i }) < Infinity, 'closed');
+  assert.equal(r.record('sms', { ok: false, at: 103 }), Infinity, '3 consecutive failures open');
+  assert.equal(r.health('sms', 103).state, 'open');
+  assert.equal(r.record('email', { ok: false, hard: true, at: 0 }), Infinity);
+  assert.equal(r.health('email', 0).state, 'open');
   await expectCode(() => r.record('email', { ok: 'yes' }), 'bad_record', assert);
   await expectCode(() => r.record('email', { ok: true, latency: 5 }), 'bad_record', assert);
   await expectCode(() => r.record('email', { ok: true, latencyMs: -1 }), 'bad_record', assert);
@@ -506,8 +508,8 @@ test('version', () => {
 test('the package installs: require, import and types resolve through package.json', () => {
   const pkg = JSON.parse(readFileSync(`${PKG}package.json`, 'utf8'));
   assert.equal(pkg.name, 'shr-wasm');
-  assert.equal(pkg.main, './node/shr_wasm.js');
-  assert.equal(pkg.browser, './web/shr_wasm.js');
+  assert.equal(pkg.main, './node/index.cjs');
+  assert.equal(pkg.browser, './web/index.js');
   const dir = mkdtempSync(join(tmpdir(), 'shr-wasm-install-'));
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(PKG, join(dir, 'node_modules', 'shr-wasm'), 'dir');
@@ -515,11 +517,12 @@ test('the package installs: require, import and types resolve through package.js
   writeFileSync(join(dir, 'b.cjs'), "const { Router } = require('shr-wasm');\nconsole.log(typeof Router.fromJson);\n");
   assert.equal(execFileSync(process.execPath, ['a.mjs'], { cwd: dir }).toString().trim(), '1');
   assert.equal(execFileSync(process.execPath, ['b.cjs'], { cwd: dir }).toString().trim(), 'function');
-  const dts = readFileSync(`${PKG}node/shr_wasm.d.ts`, 'utf8');
-  for (const t of ['export interface RunOptions', 'export type ShrEvent', 'export type Decision', 'export interface Outcome', 'export interface EscalationRequest', 'export interface Task', 'export interface ShrError', 'run(task: Task | null | undefined, options: RunOptions): Promise<RunResult>', 'route(start?: string | null, goal?: string | null, now?: number | null): Route | null']) {
+  const dts = readFileSync(`${PKG}node/shr_wasm.d.ts`, 'utf8') + readFileSync(`${PKG}node/index.d.ts`, 'utf8');
+  for (const t of ['export interface RunOptions', 'export type ShrEvent', 'export type Decision', 'export interface Outcome', 'export interface EscalationRequest', 'export interface Task', 'export declare class ShrError', 'export declare function isShrError', 'run(task: Task | null | undefined, options: RunOptions): Promise<RunResult>', 'route(start?: string | null, goal?: string | null, now?: number | null): Route | null']) {
     assert.ok(dts.includes(t), `d.ts lacks ${t}`);
   }
   assert.ok(readFileSync(`${PKG}web/shr_wasm.d.ts`, 'utf8').includes('export default function __wbg_init'));
+  assert.ok(readFileSync(`${PKG}web/index.d.ts`, 'utf8').includes('export default init'));
 });
 
 test('the web build initializes from bytes and behaves like the Node build', async () => {

@@ -67,11 +67,12 @@ test('a recovered tool gets its traffic back without a probe: transient outage, 
 test('markUp and record: the host says healthy, the weight is healthy; no latency given, none recorded', () => {
   const r = Router.fromJson(payGraph());
   r.markDown('stripe', 0);
-  const up = r.markUp('stripe', 1);
-  assert.deepEqual([up.state, up.weight], ['closed', 1]);
+  assert.equal(r.markUp('stripe', 1), 1);
+  assert.equal(r.health('stripe', 1).state, 'closed');
   assert.equal(r.route(null, null, 1).path[1], 'stripe');
   r.record('paypal', { ok: true, at: 2 });
-  const h = r.record('paypal', { ok: true, latencyMs: 100, at: 3 });
+  r.record('paypal', { ok: true, latencyMs: 100, at: 3 });
+  const h = r.health('paypal', 3);
   assert.equal(h.factors.latency, 1, 'the first real sample is the baseline, not a 0 ms one');
   for (const latencyMs of [NaN, Infinity, -1]) {
     assert.throws(() => r.record('paypal', { ok: true, latencyMs, at: 4 }), (e) => e.code === 'bad_record');

@@ -48,11 +48,14 @@ const SURFACE = {
 
 test('the runtime surface is exactly the documented one', () => {
   assert.deepEqual(Object.keys(shr).sort(), ['CostLearner', 'Router', 'Session', 'version']);
+  // The entry points add the error class and guard, and `init` (automatic in Node).
+  const entry = createRequire(import.meta.url)(`${PKG}node/index.cjs`);
+  assert.deepEqual(Object.keys(entry).sort(), ['Router', 'Session', 'ShrError', 'default', 'init', 'initSync', 'isShrError', 'version']);
   for (const [name, want] of Object.entries(SURFACE)) {
     const cls = shr[name];
     // wasm-bindgen's own, and the exports only the JS half of `route` calls (not in the d.ts).
     const internal = new Set(['constructor', '__destroy_into_raw', '__wrap', 'length', 'name', 'prototype',
-      '__routeIx', '__routeError', '__routeState']);
+      '__routeIx', '__routeError', '__routeState', '__healthIx']);
     const statics = Object.getOwnPropertyNames(cls).filter((k) => !internal.has(k)).sort();
     const members = Object.getOwnPropertyNames(cls.prototype).filter((k) => !internal.has(k));
     const getters = members.filter((k) => Object.getOwnPropertyDescriptor(cls.prototype, k).get).sort();
@@ -85,9 +88,9 @@ for (const [target, text] of Object.entries(dts)) {
     for (const sig of [
       'static fromJson(graph: GraphSpec | string, options?: RouterOptions): Router;',
       'route(start?: string | null, goal?: string | null, now?: number | null): Route | null;',
-      'markDown(tool: string, now?: number | null): ToolHealth;',
-      'markUp(tool: string, now?: number | null): ToolHealth;',
-      'record(tool: string, outcome: RecordOutcome): ToolHealth;',
+      'markDown(tool: string, now?: number | null): number;',
+      'markUp(tool: string, now?: number | null): number;',
+      'record(tool: string, outcome: RecordOutcome): number;',
       'health(tool: string, now?: number | null): ToolHealth;',
       'run(task: Task | null | undefined, options: RunOptions): Promise<RunResult>;',
       'session(task?: Task | null, now?: number | null): Session;',
@@ -114,7 +117,7 @@ for (const [target, text] of Object.entries(dts)) {
     const used = new Set([...code.matchAll(/[:|<(,]\s*([A-Z]\w*)/g)].map((m) => m[1]).filter((n) => !globals.has(n)));
     for (const n of used) assert.ok(names.has(n), `${n} is used but not declared`);
     for (const n of ['GraphSpec', 'NodeSpec', 'EdgeSpec', 'Route', 'ToolHealth', 'RunOptions', 'RunResult', 'ShrEvent', 'Outcome',
-      'EscalationRequest', 'Decision', 'Task', 'ToolInput', 'ToolFailureReturn', 'Action', 'ToolResult', 'Problem', 'ShrError', 'ErrorCode', 'ProbeCall']) {
+      'EscalationRequest', 'Decision', 'Task', 'ToolInput', 'ToolFailureReturn', 'Action', 'ToolResult', 'Problem', 'ErrorCode', 'ProbeCall']) {
       assert.ok(names.has(n), `${n} is not declared`);
     }
   });
@@ -129,7 +132,9 @@ test('the error codes in the d.ts are the ones the module throws', () => {
     // types.rs is the TypeScript text itself: its unions are what is checked, not a source.
     .filter((f) => f.endsWith('.rs') && f !== 'types.rs')
     .map((f) => readFileSync(new URL(f, dir), 'utf8'))
-    .join('\n');
+    .join('\n')
+    // The entry points' JS throws `not_initialized`.
+    + readFileSync(new URL('../../crates/wasm/js/web.js', import.meta.url), 'utf8');
   // Codes are literals given to ShrError::new, or `bad_*` literals handed to the converters.
   const thrown = new Set([
     ...[...source.matchAll(/ShrError::new\(\s*"(\w+)"/g)].map((m) => m[1]),

@@ -54,6 +54,7 @@ pub fn audit_completion(
 pub struct Breach {
     /// `seq` of the `ToolFailed` event that nothing answered.
     pub seq: u32,
+    /// The tool that failed.
     pub tool: String,
 }
 

@@ -44,6 +44,7 @@ pub const MAX_HOST_STEPS: u32 = 10_000;
 /// What performing a call gave.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Performed {
+    /// What the call gave, as the router takes it.
     pub result: ToolResult,
     /// How long the call took, on the host's clock.
     pub latency_ms: Millis,
@@ -93,6 +94,7 @@ where
     C: FnMut(&Call) -> Performed,
     E: FnMut(&EscalationRequest) -> Decision,
 {
+    /// A host of two closures: one performs a call, the other answers an escalation.
     pub fn new(call: C, escalate: E) -> Self {
         FnHost { call, escalate }
     }

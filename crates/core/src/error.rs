@@ -50,6 +50,7 @@ pub enum ProblemKind {
 /// One problem found in a graph description.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Problem {
+    /// What kind of problem it is.
     pub kind: ProblemKind,
     /// The offending id (node id, `from->to` for an edge, or the field name).
     pub at: String,
@@ -57,6 +58,7 @@ pub struct Problem {
     /// when the text is not JSON at all.
     #[serde(default)]
     pub path: String,
+    /// What is wrong, for people.
     pub message: String,
 }
 
@@ -73,6 +75,7 @@ impl fmt::Display for Problem {
 /// A graph description was refused. Holds every problem found, not only the first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GraphError {
+    /// Every problem found, in description order.
     pub problems: Vec<Problem>,
 }
 
@@ -117,19 +120,33 @@ impl core::error::Error for GraphError {}
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum SessionError {
     /// The task names a node the graph does not have.
-    UnknownNode { id: String },
+    UnknownNode {
+        /// The id named.
+        id: String,
+    },
     /// A report names a tool that has no call in flight (never called, or reported twice).
-    NotInFlight { tool: String },
+    NotInFlight {
+        /// The tool named.
+        tool: String,
+    },
     /// `resolve_escalation` was called while no escalation was pending.
     NoEscalation,
     /// A decision demotes to a goal the graph does not have.
-    UnknownGoal { goal: String },
+    UnknownGoal {
+        /// The goal named.
+        goal: String,
+    },
     /// The session has finished; it takes no more reports.
     Finished,
     /// The run was started by another router (a graph of another shape).
     ForeignRun,
     /// A setting of the session's limits is out of range (see [`ConfigError`]).
-    BadConfig { field: String, message: String },
+    BadConfig {
+        /// The setting's path (`breaker.failure_rate`).
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 impl SessionError {
@@ -190,9 +207,19 @@ impl core::error::Error for ConfigError {}
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AuditError {
     /// The goal is not among the completed nodes.
-    GoalNotReached { goal: String },
+    GoalNotReached {
+        /// The goal's id.
+        goal: String,
+    },
     /// A node completed with fewer completed inputs than its join needs.
-    MissingInputs { node: String, have: usize, need: usize },
+    MissingInputs {
+        /// The node's id.
+        node: String,
+        /// Completed inputs it had.
+        have: usize,
+        /// Completed inputs its join needs.
+        need: usize,
+    },
 }
 
 impl fmt::Display for AuditError {

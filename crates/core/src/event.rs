@@ -19,13 +19,16 @@ use crate::Millis;
 /// A plan as ids, for events and hosts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlanView {
+    /// The plan's nodes, in order.
     pub nodes: Vec<String>,
+    /// Its edges, as `(from, to)` ids.
     pub edges: Vec<(String, String)>,
     /// `null` in JSON when infinite.
     pub cost: f64,
 }
 
 impl PlanView {
+    /// The plan `plan` of `graph`, as ids.
     pub fn new(graph: &ToolGraph, plan: &Plan) -> Self {
         PlanView {
             nodes: plan.nodes.iter().map(|&v| graph.id(v).into()).collect(),
@@ -49,6 +52,7 @@ pub struct Event {
     pub seq: u32,
     /// The clock value (ms) when it happened.
     pub at: Millis,
+    /// What happened.
     #[serde(flatten)]
     pub kind: EventKind,
 }
@@ -58,43 +62,66 @@ pub struct Event {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "event")]
 pub enum EventKind {
+    /// A plan was made (at the start, or after a reroute).
     PathPlanned {
+        /// The plan.
         plan: PlanView,
     },
+    /// A monitor raised a signal at a decision point.
     SignalRaised {
+        /// The signal.
         signal: Signal,
     },
+    /// The signal that won the decision point's competition.
     SignalWon {
+        /// The signal.
         signal: Signal,
     },
+    /// A call was handed out.
     ToolCalled {
+        /// The tool.
         tool: String,
+        /// 1 for the first call, 2 for the first retry...
         attempt: u32,
         /// The call's idempotency key (see [`crate::Call::call_id`]).
         #[serde(default, skip_serializing_if = "String::is_empty")]
         call_id: String,
     },
+    /// A call succeeded (and passed the tool's validators).
     ToolSucceeded {
+        /// The tool.
         tool: String,
+        /// How long it took.
         latency_ms: f64,
     },
+    /// A call failed.
     ToolFailed {
+        /// The tool.
         tool: String,
+        /// Whose fault it was.
         category: Category,
         /// A well-formed result that failed the tool's validators.
         implicit: bool,
+        /// Worth retrying.
         transient: bool,
+        /// What went wrong.
         message: String,
+        /// Recovery text from the tool, verbatim.
         #[serde(skip_serializing_if = "Option::is_none")]
         agent_action: Option<String>,
     },
+    /// A tool's live weight changed.
     Reweighted {
+        /// The tool.
         tool: String,
         /// `null` in JSON when infinite.
         weight: f64,
     },
+    /// The plan was recomputed from where execution stands.
     Rerouted {
+        /// The plan before.
         from_plan: PlanView,
+        /// The plan after.
         to_plan: PlanView,
         /// The tools routed around (empty when the reroute came from live weights).
         around: Vec<String>,
@@ -102,66 +129,101 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         abandoned: Vec<String>,
     },
+    /// A transient failure is retried.
     Retried {
+        /// The tool.
         tool: String,
+        /// The attempt to come.
         attempt: u32,
+        /// The clock value before which it is not made (its backoff).
         not_before: Millis,
     },
+    /// A tool's breaker changed state.
     BreakerChanged {
+        /// The tool.
         tool: String,
+        /// The state before.
         from: BreakerState,
+        /// The state after.
         to: BreakerState,
     },
+    /// The run asked the LLM (or a person).
     Escalated {
+        /// Why.
         reason: EscalationReason,
+        /// The goal pursued.
         goal: String,
+        /// Tools that failed in this task.
         failed: Vec<String>,
+        /// Nodes completed so far.
         completed: Vec<String>,
+        /// Recovery text from the last failure, verbatim.
         #[serde(skip_serializing_if = "Option::is_none")]
         agent_action: Option<String>,
         /// The LLM call this escalation costs, counted from 1; 0 when the escalation budget is
         /// spent, nobody is asked and the task ends (reason `budget`).
         llm_call: u32,
     },
+    /// An escalation's decision demoted the goal.
     GoalDemoted {
+        /// The goal before.
         from: String,
+        /// The goal after.
         to: String,
     },
     /// A cyclic workflow plans another visit of a completed tool.
     Revisited {
+        /// The tool.
         tool: String,
+        /// Which visit this is, from 2.
         visit: u32,
     },
     /// A side effect was undone: `by` succeeded for `tool` before the run branched back past it.
     Compensated {
+        /// The tool whose side effect was undone.
         tool: String,
+        /// The compensating tool.
         by: String,
     },
     /// A tool would not take a call now (breaker, bulkhead, rate limit) or a failure was not
     /// retried (retry budget): the run goes around it, or waits when nothing else leads on.
     Shed {
+        /// The tool.
         tool: String,
+        /// Why it would not take the call.
         reason: Refusal,
     },
     /// The host ran another tool than the ones it was given (control-flow fault injection).
     Redirected {
+        /// The tools the host was given.
         from: Vec<String>,
+        /// The tool it ran.
         to: String,
     },
+    /// The task ended.
     Finished {
+        /// How.
         status: Status,
+        /// The goal pursued at the end.
         goal: String,
+        /// Completed nodes in completion order.
         path: Vec<String>,
+        /// The cost of the path taken.
         cost: f64,
+        /// Why it ended so, when not completed.
         #[serde(skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
     /// The opt-in cost adjustment moved a tool's cost (see [`crate::health::costs`]); made by a
     /// [`crate::health::costs::CostLearner`] between runs, not by a run.
     CostAdjusted {
+        /// The tool whose cost moved.
         tool: String,
+        /// Its cost before.
         from: f64,
+        /// Its cost now.
         to: f64,
+        /// Why, for people: the figures behind it and the hysteresis passed.
         reason: String,
     },
 }

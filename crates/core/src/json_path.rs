@@ -29,7 +29,9 @@ use alloc::vec::Vec;
 /// One step of a path: a key of an object or an index into an array.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Segment {
+    /// An object key.
     Key(String),
+    /// An array index.
     Index(usize),
 }
 

@@ -9,15 +9,22 @@
 //!
 //! Modules, lowest first (each uses only those above it): `limits`, `json_path`, `sort`,
 //! `error`, `rng`, `graph`, `validate`, `algo`, `health`, `progress`, `monitor`, `vocab`,
-//! `event`, `audit`, `metrics`, `session`, `router`, `standalone`, `drive`.
+//! `event`, `audit`, `metrics`, `session`, `router`, `standalone`, `drive`, `builder`.
+//!
+//! [`Router`], [`Session`] and [`Run`] are `Send` and `Sync`: one router can sit in an
+//! `Arc<Mutex<Router>>` shared by the tasks of a multi-thread runtime (see
+//! `examples/tokio_shared.rs`). A graph is read from JSON ([`ToolGraph::from_json`]) or built
+//! in Rust ([`GraphBuilder`]).
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
 extern crate alloc;
 
 pub mod algo;
 pub mod audit;
+mod builder;
 pub mod drive;
 pub mod error;
 pub mod event;
@@ -41,17 +48,19 @@ pub type Millis = u64;
 
 pub use algo::{Dijkstra, Plan, Trace};
 pub use audit::{audit_completion, check_observability, Breach};
+pub use builder::GraphBuilder;
 pub use drive::{drive, Host, Performed};
 pub use error::{AuditError, ConfigError, GraphError, Problem, ProblemKind, SessionError};
 pub use event::{Event, EventKind, PlanView};
-pub use graph::{GraphSpec, NodeIx, ToolGraph};
+pub use graph::{EdgeSpec, GraphSpec, Guard, NodeIx, NodeSpec, RetryPolicy, ToolGraph};
 pub use health::Observation;
-pub use health::{BreakerConfig, BreakerState, HealthBook};
-pub use monitor::{Context, Monitors, Signal, SignalKind};
+pub use health::{BreakerConfig, BreakerState, HealthBook, HealthDelta};
+pub use monitor::{Context, Monitor, MonitorKind, Monitors, Signal, SignalKind};
 pub use progress::NodeState;
 pub use router::Router;
 pub use session::Run;
 pub use standalone::Session;
+pub use validate::Validator;
 pub use vocab::{
     Action, Call, Category, Decision, EscalationReason, EscalationRequest, Outcome, ReplanFrom,
     SessionConfig, Status, Task, ToolFailure, ToolResult,

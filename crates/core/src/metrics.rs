@@ -72,6 +72,7 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// Counters at zero for every tool of `graph`.
     pub fn new(graph: &ToolGraph) -> Self {
         Metrics { tools: alloc::vec![ToolCounters::default(); graph.node_count()], ..Metrics::default() }
     }

@@ -24,10 +24,15 @@ pub type Context = BTreeMap<String, Value>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MonitorKind {
+    /// Risk rules on context values before a guarded stage.
     Risk,
+    /// Tools failed or unavailable.
     ToolHealth,
+    /// Budgets and repeated cycles.
     Progress,
+    /// Tools known to be bad (the task's `known_bad`).
     Memory,
+    /// The task's intent, from its request.
     Intent,
 }
 
@@ -36,34 +41,71 @@ pub enum MonitorKind {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SignalKind {
     /// Routine: carry on with the plan.
-    Intent { intent: String },
+    Intent {
+        /// The keyword that matched.
+        intent: String,
+    },
     /// A context value crossed a risk threshold before a guarded stage: escalate before acting.
-    Risk { rule: usize, key: String, value: f64, max: f64, stage: String },
+    Risk {
+        /// The rule's index in the graph's risk rules.
+        rule: usize,
+        /// The context key it read.
+        key: String,
+        /// The value found.
+        value: f64,
+        /// The rule's threshold.
+        max: f64,
+        /// The stage about to be entered.
+        stage: String,
+    },
     /// Tools failed or are unavailable: reweight and reroute.
-    ToolDown { tools: Vec<String> },
+    ToolDown {
+        /// The tools down.
+        tools: Vec<String>,
+    },
     /// The task's tool-call or visit budget would be exceeded: escalate.
-    Budget { used: u32, limit: u32 },
+    Budget {
+        /// Calls (or visits) used so far.
+        used: u32,
+        /// The budget.
+        limit: u32,
+    },
     /// A tool known to be bad (earlier sessions, shared signals) is about to be used: avoid it.
-    KnownBad { tool: String },
+    KnownBad {
+        /// The tool.
+        tool: String,
+    },
     /// The same short cycle of tools keeps repeating: escalate rather than loop.
-    Thrash { cycle: Vec<String>, repeats: u32 },
+    Thrash {
+        /// The tools of the cycle, in order.
+        cycle: Vec<String>,
+        /// How many times it repeated.
+        repeats: u32,
+    },
 }
 
 /// One monitor's output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Signal {
+    /// The monitor that raised it.
     pub source: MonitorKind,
+    /// Its priority: the highest wins.
     pub priority: f64,
     #[serde(flatten)]
+    /// What it is about.
     pub kind: SignalKind,
 }
 
 /// What monitors see at a decision point.
 #[derive(Debug)]
 pub struct DecisionView<'a> {
+    /// The tool graph.
     pub graph: &'a ToolGraph,
+    /// The task's context.
     pub context: &'a Context,
+    /// The router's live health.
     pub health: &'a HealthBook,
+    /// The clock value of the decision.
     pub now: Millis,
     /// Tools about to be called.
     pub next_tools: &'a [NodeIx],
@@ -71,7 +113,9 @@ pub struct DecisionView<'a> {
     pub just_failed: &'a [NodeIx],
     /// Each node's state in this task (completed, avoided for good...).
     pub tools: &'a [NodeState],
+    /// Tool calls made in this task so far.
     pub tool_calls: u32,
+    /// The task's tool-call budget.
     pub tool_budget: u32,
     /// Risk rules already answered by an escalation in this task.
     pub acknowledged: &'a [bool],
@@ -87,19 +131,26 @@ impl DecisionView<'_> {
 }
 
 /// A monitor: pure, cheap, and without side effects.
-pub trait Monitor {
+pub trait Monitor: Send + Sync {
+    /// Which built-in kind the monitor is (its place in tie-breaks).
     fn kind(&self) -> MonitorKind;
+    /// Pushes the signals the monitor raises at this decision point onto `out`.
     fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>);
 }
 
 /// Priorities of the built-in signals (seed 000's figures where it gives them).
 pub mod priority {
+    /// A tool failed or is unavailable: reroute.
     pub const TOOL_DOWN: f64 = 0.99;
+    /// A budget would be exceeded: escalate.
     pub const BUDGET: f64 = 0.97;
+    /// A tool known to be bad is next: avoid it.
     pub const KNOWN_BAD: f64 = 0.93;
+    /// A cycle keeps repeating: escalate.
     pub const THRASH: f64 = 0.96;
     /// Repeats of the same cycle that count as thrashing.
     pub const THRASH_REPEATS: usize = 3;
+    /// Routine signals: carry on.
     pub const ROUTINE: f64 = 0.5;
 }
 

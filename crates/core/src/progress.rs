@@ -24,6 +24,7 @@ pub struct NodeState {
 }
 
 impl NodeState {
+    /// Whether the node has completed in this task.
     pub fn is_completed(&self) -> bool {
         self.completed
     }
@@ -31,6 +32,7 @@ impl NodeState {
     pub fn is_avoided(&self) -> bool {
         self.avoided
     }
+    /// How many times the node has completed (a cyclic workflow revisits).
     pub fn visits(&self) -> u32 {
         self.visits
     }

@@ -117,12 +117,15 @@ impl Router {
         }
     }
 
+    /// The validated tool graph.
     pub fn graph(&self) -> &ToolGraph {
         &self.graph
     }
+    /// The live health every run of the router shares.
     pub fn health(&self) -> &HealthBook {
         &self.health
     }
+    /// The limits every run of the router has.
     pub fn config(&self) -> &SessionConfig {
         &self.config
     }

@@ -65,15 +65,19 @@ impl Session {
         self.router.redirect(&mut self.run, tool, now)
     }
 
+    /// The tool graph.
     pub fn graph(&self) -> &ToolGraph {
         self.router.graph()
     }
+    /// The router's live health.
     pub fn health(&self) -> &HealthBook {
         self.router.health()
     }
+    /// The router the run belongs to.
     pub fn router(&self) -> &Router {
         &self.router
     }
+    /// The run.
     pub fn run(&self) -> &Run {
         &self.run
     }
@@ -93,12 +97,15 @@ impl Session {
     pub fn poll_event(&mut self) -> Option<Event> {
         self.run.poll_event()
     }
+    /// LLM (escalation) calls made so far.
     pub fn llm_calls(&self) -> u32 {
         self.run.llm_calls()
     }
+    /// Tool calls made so far.
     pub fn tool_calls(&self) -> u32 {
         self.run.tool_calls()
     }
+    /// The current plan, if any.
     pub fn plan(&self) -> Option<&Plan> {
         self.run.plan()
     }
@@ -106,12 +113,15 @@ impl Session {
     pub fn goal(&self) -> &str {
         self.graph().id(self.run.goal())
     }
+    /// The outcome once finished.
     pub fn outcome(&self) -> Option<&Outcome> {
         self.run.outcome()
     }
+    /// Whether the run has finished.
     pub fn is_finished(&self) -> bool {
         self.run.is_finished()
     }
+    /// The pending escalation, if any.
     pub fn escalation(&self) -> Option<&EscalationRequest> {
         self.run.escalation()
     }

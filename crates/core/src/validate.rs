@@ -26,6 +26,7 @@ type Context = BTreeMap<String, Value>;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Validator {
+    /// Dot path into the output (`refund.id`).
     pub field: String,
     /// The field must be present and not null.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -34,8 +35,10 @@ pub struct Validator {
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub kind: Option<JsonType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The value must be a number at least this.
     pub min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The value must be a number at most this.
     pub max: Option<f64>,
     /// The field must equal one of these values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,11 +66,17 @@ pub struct Validator {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JsonType {
+    /// A JSON string.
     String,
+    /// Any JSON number.
     Number,
+    /// A number with no fractional part.
     Integer,
+    /// `true` or `false`.
     Boolean,
+    /// A JSON array.
     Array,
+    /// A JSON object.
     Object,
 }
 
@@ -101,7 +110,9 @@ impl JsonType {
 /// arrived.
 #[derive(Clone, Copy, Debug)]
 pub struct Scope<'a> {
+    /// The task's context (`equals: "context.<path>"` reads it).
     pub context: &'a Context,
+    /// The clock value the result arrived at (`max_age_ms` compares with it).
     pub now: Millis,
 }
 

@@ -29,6 +29,7 @@ pub struct Task {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
     #[serde(default)]
+    /// Your data: the monitors read `request`, the risk rules' keys and `known_bad`.
     pub context: Context,
 }
 
@@ -42,6 +43,7 @@ pub struct SessionConfig {
     pub escalation_budget: u32,
     /// Visits allowed per tool in a cyclic workflow (revisits included).
     pub visit_budget: u32,
+    /// The circuit breaker's settings.
     pub breaker: BreakerConfig,
     /// How calls are let through to each tool, for every run of the router together.
     pub admission: AdmissionConfig,
@@ -98,16 +100,19 @@ pub enum Category {
 /// A failed call as the host reports it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolFailure {
+    /// Whose fault it is: input, service or policy.
     pub category: Category,
     /// Worth retrying (a timeout, a 503). A permanent failure skips the retries.
     #[serde(default)]
     pub transient: bool,
     #[serde(default)]
+    /// What went wrong, for people.
     pub message: String,
     /// Recovery text from the tool (seed 003), carried verbatim into an escalation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_action: Option<String>,
     #[serde(default)]
+    /// How long the call took.
     pub latency_ms: f64,
 }
 
@@ -123,12 +128,16 @@ impl ToolFailure {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum ToolResult {
+    /// The call succeeded.
     Ok {
         #[serde(default)]
+        /// The tool's output (checked by its validators).
         output: Value,
         #[serde(default)]
+        /// How long the call took.
         latency_ms: f64,
     },
+    /// The call failed.
     Err(ToolFailure),
     /// Nobody knows what the call did: it timed out, or was aborted, after it may have acted.
     /// A tool without a side effect takes it as a transient service failure; for a side effect
@@ -136,13 +145,16 @@ pub enum ToolResult {
     /// (its node's `verify` tool answers, or an escalation of reason `outcome_unknown` does).
     Unknown {
         #[serde(default)]
+        /// What is known of it.
         message: String,
         #[serde(default)]
+        /// How long the call took before it was given up on.
         latency_ms: f64,
     },
 }
 
 impl ToolResult {
+    /// A success with `output`, after `latency_ms`.
     pub fn ok(output: Value, latency_ms: f64) -> Self {
         ToolResult::Ok { output, latency_ms }
     }
@@ -204,6 +216,7 @@ impl ToolResult {
 /// A call the host should make.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Call {
+    /// The tool to call.
     pub tool: String,
     /// 1 for the first call, 2 for the first retry...
     pub attempt: u32,
@@ -252,13 +265,19 @@ pub enum EscalationReason {
 /// What the session asks the LLM (or a person).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EscalationRequest {
+    /// Why no path is taken.
     pub reason: EscalationReason,
+    /// The goal being pursued.
     pub goal: String,
+    /// Tools that failed in this task.
     pub failed: Vec<String>,
+    /// Nodes completed so far.
     pub completed: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Recovery text from the last failure, verbatim.
     pub agent_action: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The signal that made the escalation, if any.
     pub signal: Option<Signal>,
     /// The key of the call whose outcome is unknown (reason `outcome_unknown`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -270,13 +289,22 @@ pub struct EscalationRequest {
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Decision {
     /// Pursue another goal node instead.
-    Demote { goal: String },
+    Demote {
+        /// The goal to pursue instead.
+        goal: String,
+    },
     /// Carry on (a risk was reviewed and accepted, or input was fixed).
     Approve,
     /// Stop the task with a message. Terminal.
-    Abort { message: String },
+    Abort {
+        /// Why, for the outcome.
+        message: String,
+    },
     /// Hand the task to someone else. Terminal.
-    HandOff { to: String },
+    HandOff {
+        /// Who takes it over.
+        to: String,
+    },
 }
 
 /// How a task ended.
@@ -298,8 +326,11 @@ fn is_zero(x: &f64) -> bool {
 /// The result of a task, covering the whole run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
+    /// How it ended.
     pub status: Status,
+    /// The goal pursued at the end (another than the original after a demotion).
     pub goal: String,
+    /// The task's goal at the start.
     pub original_goal: String,
     /// The executed path the final plan used: completed nodes it built on, in completion order.
     /// (Until a run ends at its goal, completed work not abandoned.)
@@ -312,15 +343,21 @@ pub struct Outcome {
     /// Cost of the edges traversed into abandoned work: spent, not on `path`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub sunk_cost: f64,
+    /// Tool calls made.
     pub tool_calls: u32,
+    /// LLM (escalation) calls made.
     pub llm_calls: u32,
+    /// Times the plan was recomputed around a failure.
     pub reroutes: u32,
+    /// Retries of transient failures.
     pub retries: u32,
+    /// Failures seen.
     pub failures: u32,
     /// Planned revisits of completed tools (cyclic workflows).
     #[serde(default)]
     pub revisits: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why it ended so, when not completed (an abort's message...).
     pub message: Option<String>,
 }
 
@@ -328,7 +365,9 @@ pub struct Outcome {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
+    /// Make these calls.
     CallTools {
+        /// The calls, to start together.
         calls: Vec<Call>,
     },
     /// Calls are in flight; report them first.
@@ -337,12 +376,17 @@ pub enum Action {
     /// moment (other runs hold it). Ask again at `until`, or sooner after any report to the
     /// router; a run waits at most `admission.max_wait_ms` in all, then escalates.
     Pause {
+        /// When to ask again.
         until: Millis,
     },
+    /// No path: ask the LLM (or a person) and answer with `resolve_escalation`.
     Escalate {
+        /// What to ask.
         request: EscalationRequest,
     },
+    /// The task has ended.
     Finished {
+        /// How it ended.
         outcome: Outcome,
     },
 }

@@ -23,6 +23,7 @@ mod costs;
 pub mod driver;
 pub mod error;
 mod fleet;
+mod health;
 mod probe;
 mod route;
 mod types;
@@ -223,47 +224,44 @@ impl Router {
     }
 
     /// Marks a tool down: its breaker opens at once (infinite weight) until the cooldown lets a
-    /// probe through or `markUp` is called. Returns the tool's health.
-    #[wasm_bindgen(js_name = markDown, unchecked_return_type = "ToolHealth")]
+    /// probe through or `markUp` is called. Returns the tool's weight now (`Infinity`: routed
+    /// around); `health(tool)` has the breaker state and factors.
+    #[wasm_bindgen(js_name = markDown)]
     pub fn mark_down(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
-    ) -> Result<JsValue, JsValue> {
+    ) -> Result<f64, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
         let now = self.now(number_arg(now, "now", "bad_clock")?)?;
-        self.inner.borrow_mut().router.mark_down(v, now);
-        Ok(self.health_view(v, now)?)
+        Ok(self.update(v, health::Update::Down, now))
     }
 
     /// Marks a tool up: its breaker closes and it weighs what a healthy tool weighs (the
-    /// failures and latencies from before are forgotten). Returns the tool's health.
-    #[wasm_bindgen(js_name = markUp, unchecked_return_type = "ToolHealth")]
+    /// failures and latencies from before are forgotten). Returns the tool's weight now.
+    #[wasm_bindgen(js_name = markUp)]
     pub fn mark_up(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
-    ) -> Result<JsValue, JsValue> {
+    ) -> Result<f64, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
         let now = self.now(number_arg(now, "now", "bad_clock")?)?;
-        self.inner.borrow_mut().router.mark_up(v, now);
-        Ok(self.health_view(v, now)?)
+        Ok(self.update(v, health::Update::Up, now))
     }
 
     /// Records an outcome the host observed outside a run: `{ok: true, latencyMs}` feeds the
     /// rolling latency and the breaker; `{ok: false}` counts a failure toward the breaker's
     /// thresholds; `{ok: false, hard: true}` opens it at once. `at` is the clock value (the
-    /// router's clock when omitted). Returns the tool's health.
-    #[wasm_bindgen(unchecked_return_type = "ToolHealth")]
+    /// router's clock when omitted). Returns the tool's weight now (`Infinity`: routed around).
     pub fn record(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "RecordOutcome")] outcome: JsValue,
-    ) -> Result<JsValue, JsValue> {
+    ) -> Result<f64, JsValue> {
         let v = self.tool(&tool_id(&tool)?)?;
         let (observed, now) = self.observation(&outcome)?;
-        self.inner.borrow_mut().router.record(v, observed, now);
-        Ok(self.health_view(v, now)?)
+        Ok(self.update(v, health::Update::Record(observed), now))
     }
 
     /// A tool's health now: breaker state, composite weight (`null` = infinite) and its factors.

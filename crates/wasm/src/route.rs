@@ -122,11 +122,7 @@ export function install_route(witness) {
   session.free();
   proto.route = function route(start, goal, now) {
     if (this.__wbg_ptr === 0) throw freed('route');
-    let state = this[STATE];
-    if (state === undefined) {
-      state = this.__routeState();
-      Object.defineProperty(this, STATE, { value: state });
-    }
+    const state = stateOf(this);
     const from = node_index(state, start);
     const to = node_index(state, goal);
     const clock = now === undefined || now === null;
@@ -138,7 +134,62 @@ export function install_route(witness) {
     if (cost === -1) return null;
     throw this.__routeError();
   };
+  install_health(proto);
   witness.free();
+}
+function stateOf(router) {
+  let state = router[STATE];
+  if (state === undefined) {
+    state = router.__routeState();
+    Object.defineProperty(router, STATE, { value: state });
+  }
+  return state;
+}
+// markDown, markUp and record (what every fleet delta and probe result calls): the tool looked
+// up in the route state's Map and one call with numbers only (`__healthIx`, NaN when refused);
+// anything unusual goes to the checked method, which words the error.
+// `{ok, latencyMs?, hard?, at?}` with nothing else and each of the right type, else null.
+function plainOutcome(outcome) {
+  if (typeof outcome !== 'object' || outcome === null || Array.isArray(outcome)) return null;
+  for (const k in outcome) if (k !== 'ok' && k !== 'latencyMs' && k !== 'hard' && k !== 'at') return null;
+  const { ok, latencyMs, hard, at } = outcome;
+  const latencyOk = latencyMs === undefined || (typeof latencyMs === 'number' && latencyMs >= 0 && latencyMs < Infinity);
+  if (typeof ok !== 'boolean' || !latencyOk || !(hard === undefined || typeof hard === 'boolean')
+    || !(at === undefined || typeof at === 'number')) return null;
+  return { ok, latencyMs, hard, at };
+}
+function install_health(proto) {
+  const { markDown, markUp, record } = proto;
+  const mark = (checked, op, name) => function (tool, now) {
+    if (this.__wbg_ptr === 0) throw freed(name);
+    const v = typeof tool === 'string' ? stateOf(this).index.get(tool) : undefined;
+    const clock = now === undefined || now === null;
+    if (v !== undefined && (clock || typeof now === 'number')) {
+      const w = this.__healthIx(v, op, NaN, !clock, clock ? 0 : now);
+      if (w === w) return w;
+    }
+    return checked.call(this, tool, now);
+  };
+  proto.markDown = mark(markDown, 0, 'markDown');
+  proto.markUp = mark(markUp, 1, 'markUp');
+  proto.record = function (tool, outcome) {
+    if (this.__wbg_ptr === 0) throw freed('record');
+    const v = typeof tool === 'string' ? stateOf(this).index.get(tool) : undefined;
+    let fast = null;
+    // A getter or proxy that throws: the checked method reads it and says so with a code.
+    try {
+      fast = v === undefined ? null : plainOutcome(outcome);
+    } catch {
+      fast = null;
+    }
+    if (fast !== null) {
+      const { ok, latencyMs, hard, at } = fast;
+      const op = ok ? 2 : hard ? 4 : 3;
+      const w = this.__healthIx(v, op, latencyMs === undefined ? NaN : latencyMs, at !== undefined, at === undefined ? 0 : at);
+      if (w === w) return w;
+    }
+    return record.call(this, tool, outcome);
+  };
 }
 "#)]
 extern "C" {

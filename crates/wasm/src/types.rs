@@ -373,7 +373,10 @@ export type ToolResult =
 
 export interface Factors { baseCost: number; latency: number; reliability: number; rateLimit: number | null; availability: number | null }
 
-/** A tool's health. `weight` is null when infinite (the tool is routed around). */
+/**
+ * A tool's health (`router.health(tool)`). `weight` is null when infinite (the tool is routed
+ * around); `markDown`, `markUp` and `record` return the weight alone, as a number (`Infinity`).
+ */
 export interface ToolHealth { tool: string; state: BreakerState; weight: number | null; factors: Factors }
 
 /** Router.route's answer: the nodes and edges of the cheapest healthy plan. */
@@ -479,19 +482,9 @@ export interface RunResult { outcome: Outcome; events: ShrEvent[] }
 export type ErrorCode =
   | "invalid_graph" | "unknown_tool" | "unknown_node" | "bad_task" | "bad_options"
   | "bad_decision" | "bad_result" | "bad_record" | "bad_clock" | "not_in_flight"
-  | "no_escalation" | "finished" | "escalation_failed" | "freed" | "unknown_probe" | "internal";
+  | "no_escalation" | "finished" | "escalation_failed" | "freed" | "unknown_probe" | "internal"
+  /** The browser build used before `await init()` (or `initSync`). */
+  | "not_initialized";
 
-/** Every error thrown or rejected by shr-wasm. */
-export interface ShrError extends Error {
-  name: "ShrError";
-  code: ErrorCode;
-  /** invalid_graph: every problem found. */
-  problems?: Problem[];
-  /** unknown_tool / not_in_flight: the tool named. */
-  tool?: string;
-  /** unknown_node / bad_task: the node named. */
-  node?: string;
-  /** A failed run: the events up to the failure. */
-  events?: ShrEvent[];
-}
+/* ShrError (a class) and isShrError are declared by the entry points (crates/wasm/js). */
 "#;

@@ -141,9 +141,11 @@ fn route_called_from_js_takes_the_js_half() {
 #[wasm_bindgen_test]
 fn mark_down_reroutes_and_mark_up_restores() {
     let r = refund_router();
-    let h = r.mark_down("stripe".into(), &JsValue::from_f64(0.0)).expect("stripe is a tool");
+    let w = r.mark_down("stripe".into(), &JsValue::from_f64(0.0)).expect("stripe is a tool");
+    assert_eq!(w, f64::INFINITY, "an open breaker is an infinite weight");
+    let h = r.health("stripe".into(), &JsValue::from_f64(0.0)).expect("stripe is a tool");
     assert_eq!(field(&h, "state").as_string().as_deref(), Some("open"));
-    assert!(field(&h, "weight").is_null(), "an open breaker is an infinite weight");
+    assert!(field(&h, "weight").is_null(), "infinite is null in a ToolHealth");
     let route = r.route(&JsValue::UNDEFINED, &JsValue::UNDEFINED, &JsValue::from_f64(1.0)).expect("routes");
     assert_eq!(path_of(&route), r#"["start","crm","razorpay","email","done"]"#);
     assert_eq!(field(&route, "cost").as_f64(), Some(4.0));

@@ -73,7 +73,8 @@ export interface Fleet {
   /** The last refused messages (at most 100), each with its code. */
   rejections: Array<{ applied: false; code: string; message?: string }>;
   flush(): Promise<void>;
-  options<T extends { onEvent?: (e: any) => void }>(runOptions: T): T;
+  /** The run options with `onEvent` wrapped to publish each breaker change at once. */
+  options<T extends object>(runOptions: T): T;
   close(): Promise<void>;
 }
 

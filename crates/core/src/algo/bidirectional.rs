@@ -80,6 +80,7 @@ pub struct Bidirectional {
 }
 
 impl Bidirectional {
+    /// A search with no buffers yet; they grow to the graph on first use and are reused.
     pub fn new() -> Self {
         Self::default()
     }

@@ -41,9 +41,10 @@ use crate::graph::{NodeIx, ToolGraph};
 
 /// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite, NaN or negative = unusable.
 pub trait EdgeWeight {
+    /// The weight of edge `e`.
     fn weight(&self, edge: usize) -> f64;
 
-    /// Weight of an edge leaving an origin (see [`Dijkstra::route_from`]): where execution
+    /// Weight of an edge leaving an origin (see [`Dijkstra::route_from_into`]): where execution
     /// stands, so a guard can be judged on a real result. Defaults to [`EdgeWeight::weight`].
     fn seed_weight(&self, edge: usize) -> f64 {
         self.weight(edge)
@@ -264,6 +265,7 @@ pub struct Dijkstra {
 }
 
 impl Dijkstra {
+    /// A search with no buffers yet; they grow to the graph on first use and are reused.
     pub fn new() -> Self {
         Self::default()
     }
@@ -551,6 +553,7 @@ impl Dijkstra {
 /// A recorded search, step by step, for replay in a visualizer.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Trace {
+    /// The steps in the order the search took them.
     pub steps: Vec<TraceStep>,
 }
 
@@ -558,9 +561,35 @@ pub struct Trace {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum TraceStep {
-    Settled { node: NodeIx, dist: f64 },
-    Relaxed { edge: usize, from: NodeIx, to: NodeIx, dist: f64, improved: bool },
-    Skipped { edge: usize, from: NodeIx, to: NodeIx },
+    /// A node's distance became final.
+    Settled {
+        /// The node settled.
+        node: NodeIx,
+        /// Its distance from the origins.
+        dist: f64,
+    },
+    /// An edge was examined from a settled node.
+    Relaxed {
+        /// The edge's index.
+        edge: usize,
+        /// Its source (settled).
+        from: NodeIx,
+        /// Its target.
+        to: NodeIx,
+        /// The target's distance through this edge.
+        dist: f64,
+        /// Whether that was shorter than the target's best so far.
+        improved: bool,
+    },
+    /// An edge was passed over: infinite weight (a tool down) or a guard that does not hold.
+    Skipped {
+        /// The edge's index.
+        edge: usize,
+        /// Its source.
+        from: NodeIx,
+        /// Its target.
+        to: NodeIx,
+    },
 }
 
 impl Observer for Trace {

@@ -239,6 +239,7 @@ fn entered_by<W: EdgeWeight + ?Sized>(
 }
 
 impl TopoSweep {
+    /// A sweep with no buffers yet; they grow to the graph on first use and are reused.
     pub fn new() -> Self {
         Self::default()
     }

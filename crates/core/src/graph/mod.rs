@@ -26,10 +26,13 @@ pub type NodeIx = usize;
 /// node: 48 bytes a node (plus its id), where a struct of every attribute took 250.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
+    /// Multiplies the cost of every edge into this node.
     pub base_cost: f64,
+    /// How many completed inputs the node needs (its quorum).
     pub join: Join,
     /// False for waypoints (start, goals) that complete without a call.
     pub tool: bool,
+    /// The tool changes the world: a run does not branch back past it without undoing it.
     pub side_effect: bool,
     id: Box<str>,
     attrs: Option<Box<NodeAttrs>>,
@@ -147,6 +150,7 @@ impl Node {
         self.attrs.as_deref()
     }
 
+    /// The node's id, unique in the graph.
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -158,6 +162,7 @@ impl Node {
     pub fn stage(&self) -> Option<&str> {
         self.attrs().and_then(|a| a.stage.as_deref())
     }
+    /// What the tool does, for people and agents.
     pub fn description(&self) -> Option<&str> {
         self.attrs().and_then(|a| a.description.as_deref())
     }
@@ -165,12 +170,15 @@ impl Node {
     pub fn retry(&self) -> RetryPolicy {
         self.attrs().and_then(|a| a.retry).unwrap_or_default()
     }
+    /// Calls allowed per quota window ([`crate::health::QUOTA_WINDOW_MS`]).
     pub fn quota(&self) -> Option<u32> {
         self.attrs().and_then(|a| a.quota)
     }
+    /// The hard rate limit shared by every run, if any.
     pub fn rate_limit(&self) -> Option<RateLimitSpec> {
         self.attrs().and_then(|a| a.rate_limit)
     }
+    /// Calls allowed in flight at once, when the node says.
     pub fn max_concurrent(&self) -> Option<u32> {
         self.attrs().and_then(|a| a.max_concurrent)
     }
@@ -194,15 +202,19 @@ impl Node {
     pub fn timeout_ms(&self) -> Option<u64> {
         self.attrs().and_then(|a| a.timeout_ms)
     }
+    /// The tool's normal latency, which the latency factor compares the rolling mean with.
     pub fn baseline_latency_ms(&self) -> Option<f64> {
         self.attrs().and_then(|a| a.baseline_latency_ms)
     }
+    /// Checks on the tool's output.
     pub fn validators(&self) -> &[Validator] {
         self.attrs().map_or(&[], |a| &a.validators)
     }
+    /// Horizontal position hint for drawing.
     pub fn x(&self) -> Option<f64> {
         self.attrs().and_then(|a| a.x)
     }
+    /// Vertical position hint for drawing.
     pub fn y(&self) -> Option<f64> {
         self.attrs().and_then(|a| a.y)
     }
@@ -216,8 +228,11 @@ impl Node {
 /// ([`ToolGraph::guard`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Edge {
+    /// The source node.
     pub from: NodeIx,
+    /// The target node.
     pub to: NodeIx,
+    /// The description cost (non-negative, finite).
     pub cost: f64,
 }
 
@@ -270,9 +285,13 @@ pub struct ToolGraph {
 /// cycle. Contiguous arrays: a sweep reads them front to back.
 #[derive(Clone, Debug, Default)]
 pub struct TopoIn {
+    /// Per position `p`, where its entering edges begin in the other arrays (one more entry than positions).
     pub start: Vec<u32>,
+    /// Each entering edge's source position.
     pub from: Vec<u32>,
+    /// Each entering edge's description cost.
     pub cost: Vec<f64>,
+    /// Each entering edge's index in [`ToolGraph::edges`].
     pub edge: Vec<u32>,
 }
 
@@ -357,27 +376,35 @@ impl ToolGraph {
         &self.warnings
     }
 
+    /// How many nodes the graph has.
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
+    /// How many edges the graph has.
     pub fn edge_count(&self) -> usize {
         self.edges.len()
     }
+    /// Every node, in description order (a node's index is its position).
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
+    /// The node at index `ix`.
     pub fn node(&self, ix: NodeIx) -> &Node {
         &self.nodes[ix]
     }
+    /// Every edge, in description order.
     pub fn edges(&self) -> &[Edge] {
         &self.edges
     }
+    /// The edge at index `e`.
     pub fn edge(&self, e: usize) -> &Edge {
         &self.edges[e]
     }
+    /// The graph's own start node.
     pub fn start(&self) -> NodeIx {
         self.start
     }
+    /// The graph's own goal node.
     pub fn goal(&self) -> NodeIx {
         self.goal
     }
@@ -466,10 +493,12 @@ impl ToolGraph {
         !self.guards.is_empty()
     }
 
+    /// The risk rules the risk monitor checks.
     pub fn risk_rules(&self) -> &[RiskRule] {
         &self.risk_rules
     }
 
+    /// The intent rules the intent monitor reads the request with.
     pub fn intents(&self) -> &[IntentRule] {
         &self.intents
     }

@@ -47,7 +47,9 @@ impl Default for RetryPolicy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RateLimitSpec {
+    /// Calls allowed per window.
     pub calls: u32,
+    /// The window, in milliseconds.
     pub per_ms: u64,
 }
 
@@ -71,20 +73,25 @@ pub struct ProbeSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
+    /// The node's id, unique in the graph (1 to 128 bytes).
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The name to show (the id when absent).
     pub label: Option<String>,
     /// Capability tag, e.g. `payment`; risk rules and baselines refer to stages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stage: Option<String>,
     #[serde(default = "one", skip_serializing_if = "is_one")]
+    /// Multiplies the cost of every edge into this node (default 1).
     pub base_cost: f64,
     /// False for waypoints (start, goals) that complete without a call.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub tool: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Needs `quorum` distinct completed inputs (AND when it is the in-degree); default any one (OR).
     pub join: Option<JoinSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Retries of transient failures (default: one more attempt, no backoff).
     pub retry: Option<RetryPolicy>,
     /// What the tool does, for people and agents reading the graph.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,8 +133,10 @@ pub struct NodeSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub validators: Vec<Validator>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Horizontal position hint for drawing.
     pub x: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Vertical position hint for drawing.
     pub y: Option<f64>,
     /// Why the node is what it is, for the person reviewing a proposed graph (`shr discover`
     /// says why tools were grouped and where a cost is a guess). Routing ignores it.
@@ -168,6 +177,7 @@ impl NodeSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JoinSpec {
+    /// Distinct completed inputs the node needs.
     pub quorum: u32,
 }
 
@@ -175,9 +185,12 @@ pub struct JoinSpec {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EdgeSpec {
+    /// The source node's id.
     pub from: String,
+    /// The target node's id.
     pub to: String,
     #[serde(default = "one")]
+    /// Non-negative and finite (default 1).
     pub cost: f64,
     /// Taken only when the last result of `from` satisfies this (cycles, seed 004).
     // Boxed: few edges have one, and an edge is 64 bytes instead of 120 while a description is
@@ -225,10 +238,14 @@ fn is_false(v: &bool) -> bool {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RiskRule {
+    /// The context key the rule reads (`amount`).
     pub key: String,
+    /// The value above which the rule fires.
     pub max: f64,
+    /// The stage the rule guards: it fires before a tool of this stage is called.
     pub stage: String,
     #[serde(default = "risk_priority")]
+    /// The signal's priority when it fires.
     pub priority: f64,
 }
 
@@ -237,8 +254,10 @@ pub struct RiskRule {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IntentRule {
+    /// Text whose presence in the task's `request` raises the signal.
     pub keyword: String,
     #[serde(default = "intent_priority")]
+    /// The signal's priority.
     pub priority: f64,
 }
 
@@ -254,20 +273,27 @@ pub struct GraphSpec {
     #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The graph's name, for people.
     pub name: Option<String>,
+    /// The nodes: tools and waypoints.
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
+    /// The edges between them.
     pub edges: Vec<EdgeSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The start node of a task that names none.
     pub start: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The goal node of a task that names none.
     pub goal: Option<String>,
     /// Stage names in pipeline order (for display and baselines).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Rules that escalate before a guarded stage when a context value is too high.
     pub risk_rules: Vec<RiskRule>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Keywords of the task's request that raise routine intent signals.
     pub intents: Vec<IntentRule>,
 }
 

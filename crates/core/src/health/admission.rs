@@ -45,6 +45,7 @@ impl Default for AdmissionConfig {
 }
 
 impl AdmissionConfig {
+    /// Checks every setting is in range.
     pub fn check(&self) -> Result<(), ConfigError> {
         if self.max_concurrent == Some(0) {
             return Err(ConfigError::new(

@@ -89,15 +89,20 @@ impl BreakerConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BreakerState {
+    /// Calls go through; failures are counted.
     Closed,
+    /// Calls are refused until the cooldown has passed.
     Open,
+    /// After the cooldown: trial calls go through, a success closes it, a failure reopens it.
     HalfOpen,
 }
 
 /// A change of state, returned so the caller can log it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transition {
+    /// The state before.
     pub from: BreakerState,
+    /// The state after.
     pub to: BreakerState,
 }
 
@@ -119,6 +124,7 @@ pub struct Breaker {
 }
 
 impl Breaker {
+    /// A closed breaker with these settings.
     pub fn new(config: BreakerConfig) -> Self {
         Breaker {
             config,
@@ -160,6 +166,7 @@ impl Breaker {
         self.remember(now, ok);
     }
 
+    /// The breaker's settings.
     pub fn config(&self) -> &BreakerConfig {
         &self.config
     }

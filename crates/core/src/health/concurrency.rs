@@ -28,6 +28,7 @@ pub struct Concurrency {
 }
 
 impl Concurrency {
+    /// A window of `initial` calls (slow start), never above `ceiling` when given.
     pub fn new(initial: u32, ceiling: Option<u32>) -> Self {
         Concurrency { in_flight: 0, window: if initial == 0 { u32::MAX } else { initial }, initial, ceiling }
     }
@@ -37,6 +38,7 @@ impl Concurrency {
         self.ceiling.map_or(self.window, |c| c.min(self.window))
     }
 
+    /// Calls let through and not yet settled.
     pub fn in_flight(&self) -> u32 {
         self.in_flight
     }

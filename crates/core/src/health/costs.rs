@@ -73,14 +73,18 @@ fn halving_root(n: u32) -> f64 {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CostBounds {
+    /// The lowest cost allowed.
     pub min: f64,
+    /// The highest cost allowed.
     pub max: f64,
 }
 
 /// Why a cost could not be learned or set.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CostError {
+    /// A stable code naming what is wrong.
     pub code: &'static str,
+    /// The same, for people.
     pub message: String,
 }
 
@@ -93,8 +97,11 @@ fn bad(code: &'static str, message: String) -> CostError {
 pub struct CostChange {
     /// Position among this learner's changes, from 0.
     pub seq: u32,
+    /// The tool whose cost moved.
     pub tool: NodeIx,
+    /// Its cost before.
     pub from: f64,
+    /// Its cost now.
     pub to: f64,
     /// Why, for people: the figures behind the suggestion and the hysteresis passed.
     pub reason: String,
@@ -103,15 +110,21 @@ pub struct CostChange {
 /// A tool's learned figures and its suggested cost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SuggestedCost {
+    /// The tool's id.
     pub tool: String,
     /// The cost in force (the graph's `base_cost`, or the last adjustment).
     pub current: f64,
     /// `None` until the tool has `min_samples` calls.
     pub suggested: Option<f64>,
+    /// The latency's moving average (EWMA), ms.
     pub latency_ewma_ms: Option<f64>,
+    /// The reference latency: the node's `baseline_latency_ms`, else its own EWMA at `min_samples` calls, ms.
     pub reference_ms: Option<f64>,
+    /// The success rate's moving average (EWMA).
     pub success_ewma: Option<f64>,
+    /// The declared price per call.
     pub price: f64,
+    /// Calls observed.
     pub samples: u32,
 }
 
@@ -162,6 +175,7 @@ impl CostLearner {
         Ok(CostLearner { config, alpha, tools, ids, seq: 0 })
     }
 
+    /// The learner's settings.
     pub fn config(&self) -> &CostConfig {
         &self.config
     }

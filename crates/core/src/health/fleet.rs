@@ -63,8 +63,11 @@ use evidence::Slot;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
+    /// The sender's breaker opened.
     Opened,
+    /// The sender's breaker closed.
     Closed,
+    /// The sender saw a failure while its breaker was closed: evidence against the tool.
     Failed,
 }
 
@@ -74,6 +77,7 @@ pub enum Change {
 pub struct HealthDelta {
     /// The tool's id in the graph.
     pub tool: String,
+    /// What changed.
     pub change: Change,
     /// For `opened`: the cooldown left when it was sent, in ms (a duration, not a time: the
     /// members' clocks need not agree).
@@ -108,6 +112,7 @@ pub enum Rejection {
 }
 
 impl Rejection {
+    /// The refusal's stable code (`stale_version`...).
     pub fn code(self) -> &'static str {
         match self {
             Rejection::UnknownTool => "unknown_tool",
@@ -164,8 +169,11 @@ pub fn stamp(last: u64, now: Millis) -> u64 {
 /// Counters of the fleet traffic of one book.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FleetStats {
+    /// Deltas this router published.
     pub published: u64,
+    /// Deltas from other members applied.
     pub applied: u64,
+    /// Deltas refused.
     pub rejected: u64,
     /// Deltas dropped from a full outbox.
     pub dropped: u64,
@@ -243,6 +251,7 @@ impl HealthBook {
         self.fleet.origin = String::from(origin);
     }
 
+    /// This router's name in its fleet.
     pub fn origin(&self) -> &str {
         &self.fleet.origin
     }
@@ -252,10 +261,12 @@ impl HealthBook {
         self.fleet.config = FleetConfig { quorum: config.quorum.max(1), ..config };
     }
 
+    /// How this router weighs its fleet's news.
     pub fn fleet_config(&self) -> FleetConfig {
         self.fleet.config
     }
 
+    /// This router's fleet traffic so far.
     pub fn fleet_stats(&self) -> FleetStats {
         self.fleet.stats
     }

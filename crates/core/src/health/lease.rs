@@ -24,6 +24,7 @@ use crate::Millis;
 /// What a lease holds: the place of one call to `tool`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lease {
+    /// The tool the call holds a place of.
     pub tool: NodeIx,
     /// The breaker's generation when the call was let through (a trial slot it holds belongs
     /// to that generation only).
@@ -79,6 +80,7 @@ impl Leases {
         self.held.len()
     }
 
+    /// Whether no lease is out.
     pub fn is_empty(&self) -> bool {
         self.held.is_empty()
     }

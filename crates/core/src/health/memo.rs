@@ -20,7 +20,7 @@
 //! ```
 
 use alloc::vec::Vec;
-use core::cell::Cell;
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::{edge_weight, HealthBook};
 use crate::algo::EdgeWeight;
@@ -31,8 +31,8 @@ use crate::Millis;
 /// graph touches few of them) and kept while the health holds still.
 #[derive(Clone, Debug, Default)]
 pub struct WeightMemo {
-    /// `(memo number, weight)`; a slot of an older number is unknown.
-    slots: Vec<Cell<(u32, f64)>>,
+    /// A weight and the memo number it was weighed under; a slot of an older number is unknown.
+    slots: Vec<Slot>,
     number: u32,
     /// The clock values the weights hold for, `from..until` ([`HealthBook::steady_until`]);
     /// `None` once the health changed.
@@ -51,7 +51,7 @@ impl WeightMemo {
     pub fn refresh(&mut self, graph: &ToolGraph, health: &mut HealthBook, now: Millis) {
         let n = graph.node_count();
         if self.slots.len() != n {
-            self.slots = alloc::vec![Cell::new((0, 0.0)); n];
+            self.slots = (0..n).map(|_| Slot::default()).collect();
             self.number = 0;
             self.span = None;
         }
@@ -62,7 +62,7 @@ impl WeightMemo {
         self.number = self.number.wrapping_add(1);
         if self.number == 0 {
             // Wrapped after 4 billion refreshes: forget every slot once.
-            self.slots.iter().for_each(|c| c.set((0, 0.0)));
+            self.slots.iter().for_each(|slot| slot.number.store(0, Ordering::Relaxed));
             self.number = 1;
         }
     }
@@ -79,6 +79,41 @@ impl WeightMemo {
     }
 }
 
+/// One remembered weight. Atomics rather than a `Cell`, so that a router holding a memo is
+/// `Send` and `Sync`; the loads and stores are plain ones on wasm32 and x86. The weight is
+/// stored before its number (release) and the number read before the weight (acquire), so a
+/// slot whose number is current holds that number's weight.
+#[derive(Debug, Default)]
+struct Slot {
+    number: AtomicU32,
+    /// The weight's bits (`f64::to_bits`).
+    weight: AtomicU64,
+}
+
+impl Clone for Slot {
+    fn clone(&self) -> Self {
+        Slot {
+            number: AtomicU32::new(self.number.load(Ordering::Acquire)),
+            weight: AtomicU64::new(self.weight.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl Slot {
+    /// The weight when it was weighed under memo number `number`.
+    #[inline]
+    fn get(&self, number: u32) -> Option<f64> {
+        (self.number.load(Ordering::Acquire) == number)
+            .then(|| f64::from_bits(self.weight.load(Ordering::Relaxed)))
+    }
+
+    #[inline]
+    fn set(&self, number: u32, weight: f64) {
+        self.weight.store(weight.to_bits(), Ordering::Relaxed);
+        self.number.store(number, Ordering::Release);
+    }
+}
+
 /// [`EdgeWeight`] over a [`WeightMemo`].
 #[derive(Clone, Copy, Debug)]
 pub struct LiveWeights<'a> {
@@ -92,9 +127,9 @@ impl LiveWeights<'_> {
     /// The live weight of tool `v`, remembered while the health holds still.
     #[inline]
     fn tool_weight(&self, v: NodeIx) -> f64 {
-        match self.memo.slots.get(v).map(Cell::get) {
-            Some((number, w)) if number == self.memo.number => w,
-            _ => self.weigh(v),
+        match self.memo.slots.get(v).and_then(|slot| slot.get(self.memo.number)) {
+            Some(w) => w,
+            None => self.weigh(v),
         }
     }
 
@@ -106,7 +141,7 @@ impl LiveWeights<'_> {
     fn weigh(&self, v: NodeIx) -> f64 {
         let w = self.health.weight(v, self.now);
         if let Some(slot) = self.memo.slots.get(v) {
-            slot.set((self.memo.number, w));
+            slot.set(self.memo.number, w);
         }
         w
     }

@@ -35,6 +35,7 @@ use crate::Millis;
 /// out, [`HealthBook::poll`] gives its place back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Permit {
+    /// The tool the call was let through to.
     pub tool: NodeIx,
     /// The breaker's generation when the call was let through.
     generation: u64,
@@ -46,7 +47,10 @@ pub struct Permit {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Observation {
     /// A success, with its latency: feeds the rolling latency and the breaker.
-    Success { latency_ms: f64 },
+    Success {
+        /// How long the call took (NaN: not known, no sample kept).
+        latency_ms: f64,
+    },
     /// A failure that counts toward the breaker's thresholds.
     Failure,
     /// A hard failure: the breaker opens at once.
@@ -67,6 +71,7 @@ pub const QUOTA_WINDOW_MS: Millis = 60 * 60 * 1000;
 /// Telemetry and breaker of one tool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolHealth {
+    /// The tool's circuit breaker.
     pub breaker: Breaker,
     latencies: VecDeque<f64>,
     /// When the last latency sample was taken.
@@ -117,6 +122,7 @@ impl ToolHealth {
         None
     }
 
+    /// Calls let through and not yet settled.
     pub fn in_flight(&self) -> u32 {
         self.concurrency.in_flight()
     }
@@ -398,18 +404,22 @@ impl HealthBook {
         self.steady_until
     }
 
+    /// How many tools (nodes) the book has a slot for.
     pub fn len(&self) -> usize {
         self.tools.len()
     }
 
+    /// Whether the book has no slot at all (an empty graph).
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
 
+    /// The health of node `v`, if it is a tool.
     pub fn tool(&self, v: NodeIx) -> Option<&ToolHealth> {
         self.tools.get(v)
     }
 
+    /// The breaker state of node `v` (closed for a waypoint).
     pub fn state(&self, v: NodeIx) -> BreakerState {
         self.tools.get(v).map_or(BreakerState::Closed, |t| t.breaker.state())
     }

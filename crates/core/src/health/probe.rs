@@ -41,6 +41,7 @@ use crate::Millis;
 /// A probe call the host is asked to make: call the tool, then settle it exactly once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Probe {
+    /// The tool to probe.
     pub tool: NodeIx,
     /// When it was handed out.
     pub at: Millis,

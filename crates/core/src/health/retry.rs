@@ -55,6 +55,7 @@ impl RetryBudget {
         retries < share.max(self.min_retries)
     }
 
+    /// Checks every setting is in range.
     pub fn check(&self) -> Result<(), ConfigError> {
         if !(0.0..=1.0).contains(&self.ratio) {
             return Err(ConfigError::new(

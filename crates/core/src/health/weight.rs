@@ -49,10 +49,15 @@ pub fn rate_limit_factor(used: u32, quota: Option<u32>) -> f64 {
 /// The factors of one tool's weight, for display and for tests.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Factors {
+    /// The node's `base_cost`.
     pub base_cost: f64,
+    /// Rolling mean latency over the baseline (1 when healthy or unknown).
     pub latency: f64,
+    /// Grows with the recent error rate (1 with no failure).
     pub reliability: f64,
+    /// Grows near the quota or the rate limit (1 far from them; infinite over the limit).
     pub rate_limit: f64,
+    /// 1 while the breaker lets calls through, infinite while it refuses them.
     pub availability: f64,
 }
 

@@ -17,7 +17,7 @@
 //!    Then back to 2 until finished.
 //! 4. **Drain events**: after any step, [`Run::poll_event`] (or [`Run::drain_events`]) takes the
 //!    events not yet taken; a run drained as it goes keeps none in memory.
-//! 5. **Read**: [`Run::outcome`], [`Run::plan`], [`Run::completed`], counts.
+//! 5. **Read**: [`Run::outcome`], [`Run::plan`], [`crate::Session::completed`], counts.
 //!
 //! [`crate::Router::redirect`] is for control-flow fault injection (seed 004) only.
 //!
@@ -245,9 +245,11 @@ impl Run {
         &held[skip..]
     }
 
+    /// LLM (escalation) calls made so far.
     pub fn llm_calls(&self) -> u32 {
         self.counts.llm_calls
     }
+    /// Tool calls made so far.
     pub fn tool_calls(&self) -> u32 {
         self.counts.tool_calls
     }
@@ -259,9 +261,11 @@ impl Run {
     pub fn goal(&self) -> NodeIx {
         self.goal
     }
+    /// The outcome once finished.
     pub fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
     }
+    /// Whether the run has finished.
     pub fn is_finished(&self) -> bool {
         self.outcome.is_some()
     }
