@@ -18,13 +18,7 @@ export interface EscalatedResult {
   message: string;
 }
 
-export declare class EscalatedError extends Error {
-  name: 'EscalatedError';
-  code: 'escalated';
-  tool: string;
-  reason: string;
-  failed: string[];
-}
+export { EscalatedError } from '@shr/tools';
 
 /** The same tools, each call routed through one shared Router. */
 export declare function shrTools<TOOLS extends Record<string, Tool>>(

@@ -9,13 +9,7 @@ export interface ShrToolsOptions extends Omit<ToolRouterOptions, 'tools'> {
   onResult?: (tool: string, result: ToolCallResult) => void;
 }
 
-export declare class EscalatedError extends Error {
-  name: 'EscalatedError';
-  code: 'escalated';
-  tool: string;
-  reason: string;
-  failed: string[];
-}
+export { EscalatedError } from '@shr/tools';
 
 /** The same tools (names, descriptions, schemas), each call routed through one shared Router. */
 export declare function shrTools(

@@ -46,3 +46,14 @@ export declare function toolRouter(options: ToolRouterOptions): ToolRouter;
 export declare function alternativesGraph(names: Iterable<string>, alternatives?: Record<string, string[]>, nodes?: Record<string, Omit<NodeSpec, 'id'>>): GraphSpec;
 export declare function startOf(name: string): string;
 export declare function doneOf(name: string): string;
+
+/** A call with no healthy tool left (`onEscalation: 'throw'` in the adapters). */
+export declare class EscalatedError extends Error {
+  name: 'EscalatedError';
+  code: 'escalated';
+  tool: string;
+  reason: string;
+  failed: string[];
+}
+/** Throws a coded `bad_options` error unless `onEscalation` is 'result' or 'throw'. */
+export declare function checkEscalation(onEscalation: unknown): void;

@@ -74,13 +74,7 @@ pub fn run(pack: &[Scenario], rates: &[f64], seeds: u32, seed: u64) -> Curve {
     }
 }
 
-fn pct(a: u32, b: u32) -> f64 {
-    if b == 0 {
-        0.0
-    } else {
-        100.0 * f64::from(a) / f64::from(b)
-    }
-}
+use crate::chart::{self, pct, Frame, Series};
 
 pub fn render(c: &Curve) -> String {
     let mut out = String::new();
@@ -131,90 +125,26 @@ pub fn render(c: &Curve) -> String {
 
 /// Correct runs and silent failures (% of runs) against the error rate, ReAct beside SHR.
 pub fn svg(c: &Curve) -> String {
-    let (w, h, left, right, top, bottom) = (560.0, 330.0, 50.0, 30.0, 40.0, 70.0);
-    let (pw, ph) = (w - left - right, h - top - bottom);
-    let max_p = c.points.iter().map(|p| p.error_rate).fold(0.0f64, f64::max).max(1e-9);
-    let x = |p: f64| left + pw * p / max_p;
-    let y = |pct: f64| top + ph * (1.0 - pct / 100.0);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="13" font-weight="bold">An erring LLM: % of runs against the error rate p</text>"#,
-        w / 2.0
-    );
-    for pct in [0.0, 25.0, 50.0, 75.0, 100.0] {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{left}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ddd"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{pct}%</text>"##,
-            y(pct),
-            left + pw,
-            left - 6.0,
-            y(pct) + 4.0
-        );
-    }
-    for p in &c.points {
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            x(p.error_rate),
-            top + ph + 16.0,
-            p.error_rate
-        );
-    }
     let shr_correct = pct(c.shr_correct, c.scenarios);
     let shr_silent = pct(c.shr_silent, c.scenarios);
-    type Series<'a> = (&'a str, &'a str, &'a str, Vec<(f64, f64)>);
-    let series: [Series; 4] = [
-        (
-            "ReAct correct",
-            "#6a5acd",
-            "",
-            c.points.iter().map(|p| (p.error_rate, pct(p.correct, p.runs))).collect(),
-        ),
-        (
-            "ReAct silent failures",
-            "#6a5acd",
-            "5,4",
-            c.points.iter().map(|p| (p.error_rate, pct(p.silent, p.runs))).collect(),
-        ),
-        ("SHR correct", "#1b7f5f", "", c.points.iter().map(|p| (p.error_rate, shr_correct)).collect()),
-        (
-            "SHR silent failures",
-            "#1b7f5f",
-            "5,4",
-            c.points.iter().map(|p| (p.error_rate, shr_silent)).collect(),
-        ),
+    let line = |name: &str, colour, dash, value: &dyn Fn(&CurvePoint) -> f64| Series {
+        name: name.to_string(),
+        colour,
+        dash,
+        width: 2,
+        points: c.points.iter().map(|p| (p.error_rate, value(p))).collect(),
+    };
+    let series = [
+        line("ReAct correct", "#6a5acd", "", &|p| pct(p.correct, p.runs)),
+        line("ReAct silent failures", "#6a5acd", "5,4", &|p| pct(p.silent, p.runs)),
+        line("SHR correct", "#1b7f5f", "", &|_| shr_correct),
+        line("SHR silent failures", "#1b7f5f", "5,4", &|_| shr_silent),
     ];
-    for (i, (name, colour, dash, pts)) in series.iter().enumerate() {
-        let line: Vec<String> = pts.iter().map(|&(p, v)| format!("{:.1},{:.1}", x(p), y(v))).collect();
-        let _ = writeln!(
-            s,
-            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
-            line.join(" ")
-        );
-        for &(p, v) in pts {
-            let _ = writeln!(
-                s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"><title>{name}: {v:.1}% at p = {p}</title></circle>"#,
-                x(p),
-                y(v)
-            );
-        }
-        let lx = left + 260.0 * (i % 2) as f64;
-        let ly = h - 30.0 + 16.0 * (i / 2) as f64;
-        let _ = writeln!(
-            s,
-            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/><text x="{}" y="{}">{name}</text>"#,
-            lx + 24.0,
-            lx + 30.0,
-            ly + 4.0
-        );
-    }
-    s.push_str("</svg>\n");
-    s
+    let frame = Frame {
+        title: "An erring LLM: % of runs against the error rate p",
+        size: (560.0, 330.0),
+        bottom: 70.0,
+        legend_column: 260.0,
+    };
+    chart::svg(&frame, &series)
 }

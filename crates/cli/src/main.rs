@@ -3,6 +3,7 @@
 //! graph file under given failures; `shr check` validates graph and scenario files.
 
 mod bench;
+mod chart;
 mod curve;
 mod discover;
 mod monitor_curve;

@@ -118,13 +118,7 @@ pub fn run(pack: &[Scenario], rates: &[f64], seeds: u32, sweep_seeds: u32, seed:
     MonitorCurve { seed, seeds, sweep_seeds, points }
 }
 
-fn pct(a: u32, b: u32) -> f64 {
-    if b == 0 {
-        0.0
-    } else {
-        100.0 * f64::from(a) / f64::from(b)
-    }
-}
+use crate::chart::{self, pct, Frame, Series};
 
 fn per(a: u32, b: u32) -> f64 {
     if b == 0 {
@@ -217,82 +211,33 @@ pub fn render(c: &MonitorCurve) -> String {
 
 /// Correct runs and silent failures (% of scenario runs) against the error rate, per erring set.
 pub fn svg(c: &MonitorCurve) -> String {
-    let (w, h, left, right, top, bottom) = (600.0, 360.0, 50.0, 30.0, 40.0, 90.0);
-    let (pw, ph) = (w - left - right, h - top - bottom);
-    let max_p = c.points.iter().map(|p| p.error_rate).fold(0.0f64, f64::max).max(1e-9);
-    let x = |p: f64| left + pw * p / max_p;
-    let y = |v: f64| top + ph * (1.0 - v / 100.0);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="13" font-weight="bold">SHR with erring monitors: % of the 19 scenarios' runs against the error rate p</text>"#,
-        w / 2.0
-    );
-    for v in [0.0, 25.0, 50.0, 75.0, 100.0] {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{left}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="#ddd"/><text x="{2:.1}" y="{3:.1}" text-anchor="end">{v}%</text>"##,
-            y(v),
-            left + pw,
-            left - 6.0,
-            y(v) + 4.0
-        );
-    }
-    let mut ps: Vec<f64> = c.points.iter().map(|p| p.error_rate).collect();
-    ps.dedup();
-    for p in &ps {
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{p}</text>"#,
-            x(*p),
-            top + ph + 16.0
-        );
-    }
     // Both first, wide and pale, so the risk line it nearly covers shows on top of it.
     let colours = [(Erring::Both, "#8fb3e8"), (Erring::Risk, "#b3261e"), (Erring::Intent, "#c77c0e")];
-    let mut legend = 0;
+    let mut series = Vec::new();
     for (kind, colour) in colours {
-        let pts: Vec<&Point> = c.points.iter().filter(|p| p.erring == kind).collect();
         for (what, dash, value) in [
             ("correct", "", (|t: &Tally| pct(t.correct, t.runs)) as fn(&Tally) -> f64),
             ("silent", "5,4", |t: &Tally| pct(t.silent, t.runs)),
         ] {
-            let name = format!("{} erring: {what}", kind.name());
-            let line: Vec<String> =
-                pts.iter().map(|p| format!("{:.1},{:.1}", x(p.error_rate), y(value(&p.scenarios)))).collect();
-            let width = if kind == Erring::Both { 5 } else { 2 };
-            let _ = writeln!(
-                s,
-                r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="{width}" stroke-dasharray="{dash}"/>"#,
-                line.join(" ")
-            );
-            for p in &pts {
-                let v = value(&p.scenarios);
-                let _ = writeln!(
-                    s,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"><title>{name}: {v:.1}% at p = {}</title></circle>"#,
-                    x(p.error_rate),
-                    y(v),
-                    p.error_rate
-                );
-            }
-            let lx = left + 270.0 * (legend % 2) as f64;
-            let ly = h - 50.0 + 16.0 * (legend / 2) as f64;
-            legend += 1;
-            let _ = writeln!(
-                s,
-                r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/><text x="{}" y="{}">{name}</text>"#,
-                lx + 24.0,
-                lx + 30.0,
-                ly + 4.0
-            );
+            series.push(Series {
+                name: format!("{} erring: {what}", kind.name()),
+                colour,
+                dash,
+                width: if kind == Erring::Both { 5 } else { 2 },
+                points: c
+                    .points
+                    .iter()
+                    .filter(|p| p.erring == kind)
+                    .map(|p| (p.error_rate, value(&p.scenarios)))
+                    .collect(),
+            });
         }
     }
-    s.push_str("</svg>\n");
-    s
+    let frame = Frame {
+        title: "SHR with erring monitors: % of the 19 scenarios' runs against the error rate p",
+        size: (600.0, 360.0),
+        bottom: 90.0,
+        legend_column: 270.0,
+    };
+    chart::svg(&frame, &series)
 }

@@ -96,6 +96,23 @@ pub struct Signal {
     pub kind: SignalKind,
 }
 
+impl Signal {
+    /// The risk signal of rule `i` (`rule`) for a context `value` above its bound.
+    pub fn risk(i: usize, rule: &crate::graph::RiskRule, value: f64) -> Signal {
+        Signal {
+            source: MonitorKind::Risk,
+            priority: rule.priority,
+            kind: SignalKind::Risk {
+                rule: i,
+                key: rule.key.clone(),
+                value,
+                max: rule.max,
+                stage: rule.stage.clone(),
+            },
+        }
+    }
+}
+
 /// What monitors see at a decision point.
 #[derive(Debug)]
 pub struct DecisionView<'a> {
@@ -192,17 +209,7 @@ impl Monitor for RiskMonitor {
                 continue;
             };
             if guarded && value > rule.max {
-                out.push(Signal {
-                    source: MonitorKind::Risk,
-                    priority: rule.priority,
-                    kind: SignalKind::Risk {
-                        rule: i,
-                        key: rule.key.clone(),
-                        value,
-                        max: rule.max,
-                        stage: rule.stage.clone(),
-                    },
-                });
+                out.push(Signal::risk(i, rule, value));
             }
         }
     }

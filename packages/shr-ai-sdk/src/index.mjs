@@ -6,23 +6,12 @@
 // by every later call; with no healthy alternative left the call escalates: by default the model
 // gets a result saying so (`{ error: 'escalated', ... }`), with `onEscalation: 'throw'` an
 // `EscalatedError` (the AI SDK reports it to the model as a tool error).
-import { toolRouter } from '@shr/tools';
+import { EscalatedError, checkEscalation, toolRouter } from '@shr/tools';
 
-export class EscalatedError extends Error {
-  constructor(tool, result) {
-    super(`${tool}: no healthy tool left (${result.reason}): ${result.message}`);
-    this.name = 'EscalatedError';
-    this.code = 'escalated';
-    this.tool = tool;
-    this.reason = result.reason;
-    this.failed = result.failed;
-  }
-}
+export { EscalatedError };
 
 export function shrTools(tools, { alternatives = {}, nodes, router, routerOptions, runOptions, mapInput, onEscalation = 'result', onResult } = {}) {
-  if (onEscalation !== 'result' && onEscalation !== 'throw') {
-    throw Object.assign(new Error(`onEscalation must be 'result' or 'throw', not ${JSON.stringify(onEscalation)}`), { name: 'ShrError', code: 'bad_options' });
-  }
+  checkEscalation(onEscalation);
   // Tools the SDK executes itself (no `execute`: client-side tools) pass through untouched.
   const executable = Object.fromEntries(Object.entries(tools).filter(([, t]) => typeof t?.execute === 'function'));
   const routed = toolRouter({

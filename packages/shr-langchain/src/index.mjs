@@ -8,23 +8,12 @@
 // returns a JSON text saying so (`{"error":"escalated",...}`), with `onEscalation: 'throw'` it
 // throws an `EscalatedError`.
 import { tool as makeTool } from '@langchain/core/tools';
-import { toolRouter } from '@shr/tools';
+import { EscalatedError, checkEscalation, toolRouter } from '@shr/tools';
 
-export class EscalatedError extends Error {
-  constructor(tool, result) {
-    super(`${tool}: no healthy tool left (${result.reason}): ${result.message}`);
-    this.name = 'EscalatedError';
-    this.code = 'escalated';
-    this.tool = tool;
-    this.reason = result.reason;
-    this.failed = result.failed;
-  }
-}
+export { EscalatedError };
 
 export function shrTools(tools, { alternatives = {}, nodes, router, routerOptions, runOptions, mapInput, onEscalation = 'result', onResult } = {}) {
-  if (onEscalation !== 'result' && onEscalation !== 'throw') {
-    throw Object.assign(new Error(`onEscalation must be 'result' or 'throw', not ${JSON.stringify(onEscalation)}`), { name: 'ShrError', code: 'bad_options' });
-  }
+  checkEscalation(onEscalation);
   if (!Array.isArray(tools)) throw Object.assign(new Error('tools must be an array of LangChain tools'), { name: 'ShrError', code: 'bad_options' });
   const byName = new Map(tools.map((t) => [t.name, t]));
   const routed = toolRouter({

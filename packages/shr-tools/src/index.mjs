@@ -91,3 +91,22 @@ export function toolRouter({ tools, alternatives = {}, nodes = {}, router, route
 
   return { router: shared, call };
 }
+
+/** A call with no healthy tool left, thrown by the adapters with `onEscalation: 'throw'`. */
+export class EscalatedError extends Error {
+  constructor(tool, result) {
+    super(`${tool}: no healthy tool left (${result.reason}): ${result.message}`);
+    this.name = 'EscalatedError';
+    this.code = 'escalated';
+    this.tool = tool;
+    this.reason = result.reason;
+    this.failed = result.failed;
+  }
+}
+
+/** Checks an adapter's `onEscalation` option: 'result' or 'throw'. */
+export function checkEscalation(onEscalation) {
+  if (onEscalation !== 'result' && onEscalation !== 'throw') {
+    throw Object.assign(new Error(`onEscalation must be 'result' or 'throw', not ${JSON.stringify(onEscalation)}`), { name: 'ShrError', code: 'bad_options' });
+  }
+}

@@ -158,17 +158,7 @@ impl Monitor for ErringRisk {
                     self.tally.risk_fn.fetch_add(1, Ordering::Relaxed);
                 }
                 None if draw < self.fp => {
-                    raised.push(Signal {
-                        source: MonitorKind::Risk,
-                        priority: rule.priority,
-                        kind: SignalKind::Risk {
-                            rule: i,
-                            key: rule.key.clone(),
-                            value,
-                            max: rule.max,
-                            stage: rule.stage.clone(),
-                        },
-                    });
+                    raised.push(Signal::risk(i, rule, value));
                     self.tally.risk_fp.fetch_add(1, Ordering::Relaxed);
                 }
                 _ => {}
