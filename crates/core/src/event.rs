@@ -24,7 +24,13 @@ pub struct PlanView {
     /// Its edges, as `(from, to)` ids.
     pub edges: Vec<(String, String)>,
     /// `null` in JSON when infinite.
+    #[serde(deserialize_with = "null_is_infinite")]
     pub cost: f64,
+}
+
+/// Reads a number, or `null` (how JSON writes an infinite `f64`) as infinity.
+fn null_is_infinite<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
 impl PlanView {
@@ -45,8 +51,9 @@ impl PlanView {
     }
 }
 
-/// One event of a session.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One event of a session. Events read back from their JSON (a log) as they were written; an
+/// infinite cost or weight is written `null` and read back infinite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// Position in the stream, from 0.
     pub seq: u32,
@@ -59,7 +66,7 @@ pub struct Event {
 
 /// What happened.
 #[non_exhaustive]
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event")]
 pub enum EventKind {
     /// A plan was made (at the start, or after a reroute).
@@ -115,6 +122,7 @@ pub enum EventKind {
         /// The tool.
         tool: String,
         /// `null` in JSON when infinite.
+        #[serde(deserialize_with = "null_is_infinite")]
         weight: f64,
     },
     /// The plan was recomputed from where execution stands.
@@ -209,6 +217,7 @@ pub enum EventKind {
         /// Completed nodes in completion order.
         path: Vec<String>,
         /// The cost of the path taken.
+        #[serde(deserialize_with = "null_is_infinite")]
         cost: f64,
         /// Why it ended so, when not completed.
         #[serde(skip_serializing_if = "Option::is_none")]
