@@ -403,9 +403,11 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
             n => format!("fails after {n} calls"),
         }),
     };
+    // A label cut to fit its box ("Awaiting approval…") is whole in the tooltip.
+    let cut = label_lines(node.label(), 16).last().is_some_and(|l| l.ends_with('…'));
     let tooltip = match start_state {
         ToolState::Perturbed => d.perturbation.as_ref().map(|(name, what)| format!("{name}: {what}")),
-        _ => None,
+        _ => cut.then(|| node.label().to_string()),
     };
     // The band over the box that ELK keeps free: the strike, the visit count.
     let band = move || {
