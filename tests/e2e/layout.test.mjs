@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, open, shot, end, drawn, ARTIFACTS } from './harness.mjs';
+import { layered } from './graphs.mjs';
 
 /** A screenshot for tests/artifacts only (not the README). */
 async function artifact(page, name) {
@@ -42,6 +43,17 @@ function geometryProblems() {
     const b = t.getBBox();
     return { id: `${t.closest('[data-edge]').dataset.edge} "${t.textContent}"`, x: b.x, y: b.y, w: b.width, h: b.height };
   });
+  // Badges: a tool's band ("fails after 2 calls", visits) and a static run's marks ("⚠ step
+  // skipped"), placed by the node they belong to.
+  const placed = (el, owner) => {
+    const m = owner.getAttribute('transform').match(/translate\(([-\d.e]+)[ ,]+([-\d.e]+)\)/);
+    const b = el.getBBox();
+    return { x: +m[1] + b.x, y: +m[2] + b.y, w: b.width, h: b.height };
+  };
+  const badges = [
+    ...[...svg.querySelectorAll('[data-node] .band')].map((t) => ({ id: `band of ${t.closest('[data-node]').dataset.node} "${t.textContent}"`, ...placed(t, t.closest('[data-node]')) })),
+    ...[...svg.querySelectorAll('.marked-step')].map((g) => ({ id: `mark on ${g.dataset.marked} "${g.textContent}"`, ...placed(g.querySelector('rect'), g) })),
+  ].filter((b) => b.w > 0);
   const overlap = (a, b, slack) =>
     a.x + slack < b.x + b.w && b.x + slack < a.x + a.w && a.y + slack < b.y + b.h && b.y + slack < a.y + a.h;
   const problems = [];
@@ -56,6 +68,17 @@ function geometryProblems() {
     }
     for (const b of boxes) {
       if (overlap(labels[i], b, 0.5)) problems.push(`label ${labels[i].id} overlaps box ${b.id}`);
+    }
+  }
+  for (let i = 0; i < badges.length; i++) {
+    for (let j = i + 1; j < badges.length; j++) {
+      if (overlap(badges[i], badges[j], 0.5)) problems.push(`${badges[i].id} overlaps ${badges[j].id}`);
+    }
+    for (const l of labels) {
+      if (overlap(badges[i], l, 0.5)) problems.push(`${badges[i].id} overlaps label ${l.id}`);
+    }
+    for (const b of boxes) {
+      if (overlap(badges[i], b, 0.5)) problems.push(`${badges[i].id} overlaps box ${b.id}`);
     }
   }
   let samples = 0;
@@ -75,31 +98,7 @@ function geometryProblems() {
       }
     }
   }
-  return { problems, boxes: boxes.length, labels: labels.length, samples };
-}
-
-/** A layered graph of `n` nodes without position hints: start, layers of tools, goal. */
-export function layered(n, width) {
-  const nodes = [{ id: 'start', tool: false }];
-  const edges = [];
-  const tools = n - 2;
-  const layers = Math.ceil(tools / width);
-  const id = (l, i) => `t${l}_${i}`;
-  const size = (l) => Math.min(width, tools - l * width);
-  for (let l = 0; l < layers; l++) {
-    for (let i = 0; i < size(l); i++) {
-      nodes.push({ id: id(l, i), label: `Tool ${l}.${i} lookup`, stage: `s${l}` });
-      if (l === 0) edges.push({ from: 'start', to: id(l, i), cost: 1 + (i % 3) });
-      else {
-        const below = size(l - 1);
-        edges.push({ from: id(l - 1, i % below), to: id(l, i), cost: 1 + ((l + i) % 4) });
-        edges.push({ from: id(l - 1, ((i % below) + 1 + ((i * 5) % Math.max(1, below - 1))) % below), to: id(l, i), cost: 2 + (i % 5) / 2 });
-      }
-    }
-  }
-  nodes.push({ id: 'goal', tool: false });
-  for (let i = 0; i < size(layers - 1); i++) edges.push({ from: id(layers - 1, i), to: 'goal', cost: 1 });
-  return { name: `layered ${n}`, start: 'start', goal: 'goal', nodes, edges };
+  return { problems, boxes: boxes.length, labels: labels.length, badges: badges.length, samples };
 }
 
 async function importGraph(page, graph) {
@@ -109,7 +108,7 @@ async function importGraph(page, graph) {
   return t0;
 }
 
-test('every scenario graph: no boxes overlap, no label overlaps a label or a box, no edge crosses a box', async () => {
+test('every scenario graph: no boxes overlap, no label or badge overlaps a label, badge or box, no edge crosses a box', async () => {
   // Wide, the page picks left-to-right or top-to-bottom layers, whichever fits; on a phone,
   // top to bottom. Both are checked.
   for (const width of [1280, 390]) {
@@ -117,6 +116,7 @@ test('every scenario graph: no boxes overlap, no label overlaps a label or a box
     const ids = await page.$$eval('[data-testid="scenario"] option:not([disabled])', (os) => os.map((o) => o.value));
     assert.ok(ids.length >= 20, `the picker offers the scenario pack (${ids.length})`);
     const seen = new Set();
+    let badges = 0;
     for (const id of ids) {
       await page.selectOption('[data-testid="scenario"]', id);
       await page.waitForFunction((s) => new URL(location.href).searchParams.get('scenario') === s, id);
@@ -127,9 +127,18 @@ test('every scenario graph: no boxes overlap, no label overlaps a label or a box
       const dir = await page.getAttribute('svg.graph', 'data-direction');
       assert.deepEqual(g.problems, [], `${id} at ${width} px (${dir}): ${g.boxes} boxes, ${g.labels} labels`);
       assert.ok(g.boxes > 3 && g.labels > 3 && g.samples > 100, `${id}: the check saw the drawing`);
+      // The static workflow's run marks the steps it skipped and the success it claimed.
+      if (await page.isEnabled('[data-testid="lane-static"]')) {
+        await page.click('[data-testid="lane-static"]');
+        await end(page);
+        const s = await page.evaluate(geometryProblems);
+        assert.deepEqual(s.problems, [], `${id} at ${width} px, the static workflow's run: ${s.badges} badges`);
+        badges += s.badges;
+        await page.click('[data-testid="lane-shr"]');
+      }
       seen.add(`${g.boxes}/${g.labels}/${dir}`);
     }
-    console.log(`# ${width} px: geometry checked on ${ids.length} picker entries (${seen.size} distinct drawings)`);
+    console.log(`# ${width} px: geometry checked on ${ids.length} picker entries (${seen.size} distinct drawings, ${badges} badges of static runs)`);
     if (width === 1280) {
       await page.selectOption('[data-testid="scenario"]', 'M4');
       await laidOut(page);
@@ -158,17 +167,22 @@ test('live weights ("1→∞" on failed tools) fit their labels\' room', async (
   }
 });
 
-test('a 60-node layered graph without hints, fitted to view: every text at least 11 px', async () => {
+test('a 60-node layered graph without hints, fitted to view: every text shown at least 11 px', async () => {
   for (const width of [1280, 390]) {
     const page = await open(env.browser, env.url, { width, height: width > 800 ? 800 : 844 });
     await importGraph(page, layered(60, 8));
     await laidOut(page, 60);
     await page.click('[data-testid="zoom-fit"]');
+    // Fitted whole, a big graph is drawn lite: its small texts are hidden, not shrunk.
     const sizes = await page.$$eval('svg.graph text', (ts) =>
-      ts.filter((t) => t.textContent.trim() !== '').map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a));
+      ts.filter((t) => t.textContent.trim() !== '' && getComputedStyle(t).display !== 'none')
+        .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a));
     const smallest = Math.min(...sizes);
-    console.log(`# 60 nodes at ${width} px: ${sizes.length} texts, smallest ${smallest.toFixed(1)} px on screen`);
-    assert.ok(smallest >= 11, `text is at least 11 px on screen (smallest ${smallest})`);
+    console.log(`# 60 nodes at ${width} px: ${sizes.length} texts shown, smallest ${smallest.toFixed(1)} px on screen`);
+    assert.ok(sizes.length === 0 || smallest >= 11, `text shown is at least 11 px on screen (smallest ${smallest})`);
+    // At 1:1 the whole graph no longer fits: what follows needs a tool out of view.
+    await page.focus('[data-testid="graph-wrap"]');
+    await page.keyboard.press('0');
     // The goal is the last layer: right of every tool (layers left to right), or below every
     // tool on a phone (layers top to bottom).
     const at = await page.$$eval('[data-node]', (gs) => gs.map((g) => {
@@ -206,6 +220,10 @@ test('a 500-node graph renders soon after import, with a minimap', async () => {
   console.log(`# 500 nodes, ${layered(500, 25).edges.length} edges: drawn ${ms.toFixed(0)} ms after the import click (ELK ${elk} ms of it)`);
   // The budget is 1 s; asserted loosely for a loaded 2-core CI machine.
   assert.ok(ms < 5000, `drawn in ${ms.toFixed(0)} ms`);
+  // Fitted, the whole graph is in view; zoomed in, a minimap shows where the view is.
+  assert.equal(await page.$('[data-testid="minimap"]'), null, 'no minimap while the whole graph shows');
+  await page.focus('[data-testid="graph-wrap"]');
+  await page.keyboard.press('0');
   await page.waitForSelector('[data-testid="minimap"]');
   // A press on the minimap's far end brings that part of the graph into view.
   // The import button is further down the page: bring the minimap back into the window.

@@ -17,10 +17,10 @@ function noErrors(page) {
 }
 
 test('the page loads a real graph routed by shr-core', async () => {
-  const page = await open(env.browser, env.url);
+  const page = await open(env.browser, `${env.url}?scenario=S2`);
   const nodes = await page.$$('[data-node]');
   assert.ok(nodes.length >= 10, `the customer-support graph has its 12 nodes (saw ${nodes.length})`);
-  // The default scenario is S2: Stripe is down, the route goes through Razorpay.
+  // In S2 Stripe is down, and the route goes through Razorpay.
   assert.match(await text(page, 'route'), /Route: Start → CRM order lookup → Razorpay refund/);
   assert.match(await text(page, 'counters'), /Self-Healing Router/);
   const events = await page.$$('[data-testid="events"] li');
@@ -68,7 +68,7 @@ test('the page fetches nothing from another origin, and the harness would see it
 });
 
 test('S2 routes through Razorpay; failing Stripe and Email gives Razorpay + SMS; failing Razorpay escalates once', async () => {
-  const page = await open(env.browser, env.url);
+  const page = await open(env.browser, `${env.url}?scenario=S2`);
   await pick(page, 'S2');
   assert.match(await text(page, 'route'), /Razorpay refund/);
   await waitClass(page, 'razorpay', 'route');

@@ -148,7 +148,8 @@ test('a graph exports as JSON, Mermaid and DOT', async () => {
 
 test('a damaged graph in the URL is reported, and the page opens on a scenario', async () => {
   const page = await open(env.browser, `${env.url}?scenario=custom&g=not-a-graph`);
-  assert.equal(new URL(page.url()).searchParams.get('scenario'), 'S2');
+  // The default scenario: the tour's first stop.
+  assert.equal(new URL(page.url()).searchParams.get('scenario'), 'S1');
   assert.match(await text(page, 'url-error'), /could not be read \(not base64url/);
   noErrors(page);
   // Valid base64url, but not a deflated graph.

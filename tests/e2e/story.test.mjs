@@ -150,7 +150,10 @@ test('the story advances with the replay and highlights what its file names (S1,
 });
 
 test('the guided tour goes S1 -> S2 -> S6 -> S4, each with its story', async () => {
+  // A first visit (no state in the URL) opens on the tour's first stop.
   const page = await open(env.browser, env.url);
+  assert.match(await text(page, 'tour-where'), /Tour 1\/4: S1/);
+  await page.click('[data-testid="tour-end"]');
   await page.click('[data-testid="tour-start"]');
   for (const [i, id] of ['S1', 'S2', 'S6', 'S4'].entries()) {
     if (i > 0) await page.click('[data-testid="tour-next"]');

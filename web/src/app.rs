@@ -11,7 +11,7 @@ use shr_eval::scenario::{self, Scenario};
 use crate::editor::Editor;
 use crate::graph_view::GraphView;
 use crate::io::ImportExport;
-use crate::lanes::{LaneSwitch, LaneTrace};
+use crate::lanes::{Lane, LaneSwitch, LaneTrace};
 use crate::model::View;
 use crate::panels::{Counters, Escalations, EventLog, MonitorPanel, RouteSummary};
 use crate::pickers::ScenarioPicker;
@@ -51,27 +51,47 @@ pub fn App() -> impl IntoView {
     crate::fleet::join(page);
     Highlight::provide(page);
     wire_keys(page);
-    replay.open();
+    // A first visit starts at the start of the tour's first stop; a shared link where it was.
+    let first_visit = crate::state::first_visit();
+    let shared = url::read();
+    if first_visit {
+        replay.seek(0);
+    } else {
+        replay.open();
+        if let Some(lane) = Lane::ALL.into_iter().find(|l| shared.lane.as_deref() == Some(l.key())) {
+            replay.switch(lane);
+            replay.seek(0);
+        }
+        if let Some(at) = shared.at {
+            replay.seek(at);
+        }
+    }
     replay.run();
 
     // Keep the URL in step with what is shown, so the address bar is always a shareable link
-    // (written just after, off the path from a click to the drawing).
+    // (written just after, off the path from a click to the drawing); paused, it holds the
+    // replay's position too (not rewritten at every tick of a replay playing).
     Effect::new(move |_| {
         let s = setup.get();
-        url::write_soon(shared_state(&s));
+        let mut shared = shared_state(&s);
+        if !replay.playing.get() {
+            shared.at = Some(replay.step.get());
+            let lane = replay.lane.get();
+            shared.lane = (lane != Lane::Shr).then(|| lane.key().to_string());
+        }
+        url::write_soon(shared);
     });
 
     let library = StoredValue::new(library);
     view! {
         <header class="top">
             <h1>"SHR " <span class="sub">"the Self-Healing Router"</span></h1>
-            <p class="tagline">
-                "Recovery as routing, not reasoning: a failed tool's edges become infinitely expensive and "
-                "Dijkstra finds the cheapest healthy path from where execution stands. The LLM is asked only "
-                "when no path exists."
+            <p class="tagline" data-testid="idea">
+                "Recovery as routing, not reasoning: when a tool fails its edges cost ∞, Dijkstra finds the "
+                "cheapest healthy path from where the agent stands, and the LLM is asked only when none is left."
             </p>
             <div class="present">
-                <Tour library=library />
+                <Tour library=library first_visit=first_visit />
                 <ProjectorToggle />
             </div>
         </header>
@@ -84,8 +104,8 @@ pub fn App() -> impl IntoView {
                 <LaneSwitch />
                 <GraphView />
                 <Player />
-                <crate::fleet::FleetNote />
                 <Narration />
+                <crate::fleet::FleetNote />
                 <LaneTrace />
                 <Legend />
             </section>
@@ -103,25 +123,11 @@ pub fn App() -> impl IntoView {
     .into_any()
 }
 
-/// What the shapes, colours and icons mean (icons and dashes too, not colour alone).
+/// What the shapes, colours and icons mean (icons and dashes too, not colour alone). Static
+/// markup, set whole: as elements built one by one it took a kilobyte more of the module.
+const LEGEND: &str = "<li><span class=\"swatch healthy\"></span>healthy tool</li><li><span class=\"swatch unseen\">?</span>will fail: down in this run, but the router does not know yet, so it may plan through it</li><li><span class=\"swatch failed\">✕</span>failed: a call failed, so the router knows; its edges weigh ∞</li><li><span class=\"swatch probing\">◐</span>half-open (on trial: the next run tries it)</li><li><span class=\"swatch route\"></span>the route the run took</li><li><span class=\"swatch planned\"></span>its plan from where it stands</li><li><span class=\"swatch ran\">✓</span>completed by the run so far</li><li><span class=\"swatch settled\"></span>settled by the search the run made to plan</li><li><span class=\"swatch frontier\"></span>on the search's frontier</li><li><span class=\"swatch revisit\">↺×n</span>edge taken back to a visited tool</li><li><span class=\"swatch perturbed\">⚡</span>perturbed (ToolMaze P1-P4)</li><li><span class=\"swatch story\"></span>named by the story step being told</li><li><span class=\"swatch fallback\"></span>static workflow: a coded fallback edge it took</li><li><span class=\"swatch marked\">⚠</span>static workflow: a step skipped, a success claimed without it</li>";
+
 #[component]
 fn Legend() -> impl IntoView {
-    view! {
-        <ul class="legend" aria-label="Legend">
-            <li><span class="swatch healthy"></span>"healthy tool"</li>
-            <li><span class="swatch unseen">"?"</span>"will fail: down in this run, but the router does not know yet, so it may plan through it"</li>
-            <li><span class="swatch failed">"✕"</span>"failed: a call failed, so the router knows; its edges weigh ∞"</li>
-            <li><span class="swatch probing">"◐"</span>"half-open (on trial: the next run tries it)"</li>
-            <li><span class="swatch route"></span>"the route the run took"</li>
-            <li><span class="swatch planned"></span>"its plan from where it stands"</li>
-            <li><span class="swatch ran">"✓"</span>"completed by the run so far"</li>
-            <li><span class="swatch settled"></span>"settled by the search the run made to plan"</li>
-            <li><span class="swatch frontier"></span>"on the search's frontier"</li>
-            <li><span class="swatch revisit">"↺×n"</span>"edge taken back to a visited tool"</li>
-            <li><span class="swatch perturbed">"⚡"</span>"perturbed (ToolMaze P1-P4)"</li>
-            <li><span class="swatch story"></span>"named by the story step being told"</li>
-            <li><span class="swatch fallback"></span>"static workflow: a coded fallback edge it took"</li>
-            <li><span class="swatch marked">"⚠"</span>"static workflow: a step skipped, a success claimed without it"</li>
-        </ul>
-    }
+    view! { <ul class="legend" aria-label="Legend" inner_html=LEGEND></ul> }
 }

@@ -137,26 +137,48 @@ pub fn to_dot(g: &ToolGraph) -> String {
     out
 }
 
-/// Shows an edited description, keeping the tools that were down (those that still exist).
-fn show_edited(page: Page, graph: ToolGraph) {
-    let (down, probing) = page.setup.with_untracked(|s| {
-        let down: Vec<String> = match &s.down {
-            Some(d) => d.clone(),
-            None => s.source.failures().iter().map(|f| f.tool.clone()).collect(),
+/// A scenario edited: its context (task, monitors' signals, ReAct's catalogue) kept, and its
+/// story, static workflow and failures where they still apply to the new graph; says which of
+/// them no longer do.
+fn kept(base: &Scenario, graph: ToolGraph) -> (Scenario, Vec<&'static str>) {
+    let mut sc = base.clone();
+    let mut lost = Vec::new();
+    let has = |t: &String| graph.index(t).is_some();
+    if !sc.story.is_empty() && shr_eval::scenario::story::check(&sc.story, &graph, "").is_err() {
+        sc.story.clear();
+        lost.push("its story (it names a tool no longer there)");
+    }
+    if sc.workflow.steps.iter().any(|st| !st.tools.iter().chain(&st.fallback).all(has)) {
+        sc.workflow.steps.clear();
+        lost.push("its static workflow (a step calls a tool no longer there)");
+    }
+    sc.failures.retain(|f| has(&f.tool));
+    sc.graph = graph;
+    (sc, lost)
+}
+
+/// Shows an edited description, keeping the tools that were down (those that still exist), and
+/// what of a scenario still applies ([`kept`]). Returns what no longer does.
+fn show_edited(page: Page, graph: ToolGraph) -> Vec<&'static str> {
+    let (base, down, probing) = page.setup.with_untracked(|s| {
+        let base = match &s.source {
+            Source::Pack(sc) | Source::Imported(sc) => Some(sc.clone()),
+            _ => None,
         };
-        (down, s.probing.clone())
+        (base, s.down.clone(), s.probing.clone())
     });
     let keep = |ids: Vec<String>| -> Vec<String> {
         ids.into_iter().filter(|t| graph.index(t).is_some_and(|v| graph.node(v).tool)).collect()
     };
-    let (down, probing) = (keep(down), keep(probing));
+    let (down, probing) = (down.map(keep), keep(probing));
+    let (scenario, lost) = match base {
+        Some(b) => kept(&b, graph),
+        None => (Scenario::from_graph(graph), Vec::new()),
+    };
     page.ghost.set(Default::default());
-    page.setup.set(Setup {
-        source: Source::Imported(Arc::new(Scenario::from_graph(graph))),
-        down: (!down.is_empty()).then_some(down),
-        probing,
-    });
+    page.setup.set(Setup { source: Source::Imported(Arc::new(scenario)), down, probing });
     page.replay.open();
+    lost
 }
 
 fn value(r: &NodeRef<Input>) -> String {
@@ -192,12 +214,14 @@ pub fn Editor() -> impl IntoView {
         match result {
             Ok(graph) => {
                 error.set(String::new());
-                message.set(format!(
-                    "Edited: {} nodes, {} edges. The link in the address bar holds this graph.",
-                    graph.node_count(),
-                    graph.edge_count()
-                ));
-                show_edited(page, graph);
+                let counts = format!("Edited: {} nodes, {} edges.", graph.node_count(), graph.edge_count());
+                let lost = show_edited(page, graph);
+                let kept = if lost.is_empty() {
+                    String::new()
+                } else {
+                    format!(" No longer shown: {}.", lost.join("; "))
+                };
+                message.set(format!("{counts}{kept} The link in the address bar holds this graph."));
             }
             Err(e) => {
                 message.set(String::new());

@@ -18,9 +18,6 @@ use crate::viewport::{self, Viewport};
 
 const HALF_W: f64 = NODE_W / 2.0;
 const HALF_H: f64 = NODE_H / 2.0;
-/// Above this many nodes (or when the graph is bigger than the stage) a minimap shows the
-/// whole graph and where the view is.
-const MINIMAP_NODES: usize = 100;
 
 fn state_class(s: ToolState) -> &'static str {
     match s {
@@ -115,18 +112,16 @@ pub fn GraphView() -> impl IntoView {
                 .into_any(),
         }
     };
-    // A graph that does not fit the stage at readable size gets a minimap too.
+    // Zoomed in past the stage, a minimap shows the whole graph and where the view is (fitted,
+    // the whole graph is in view and a minimap would only cover part of it).
     let overflows = Memo::new(move |_| {
         let (w, h) = vp.content.get();
         let k = vp.k.get();
         w * k > vp.width.get() * 1.3 || h * k > vp.height.get() * 1.3
     });
-    let minimap = move || {
-        drawn
-            .get()
-            .filter(|l| l.nodes.len() > MINIMAP_NODES || overflows.get())
-            .map(|l| view! { <Minimap layout=l vp=vp /> })
-    };
+    let minimap =
+        move || drawn.get().filter(|_| overflows.get()).map(|l| view! { <Minimap layout=l vp=vp /> });
+
     let note = move || {
         drawn.get().and_then(|l| match &l.engine {
             Engine::Elk => None,
@@ -144,7 +139,8 @@ pub fn GraphView() -> impl IntoView {
             <button data-testid="zoom-fit" title="Fit to view (F)" on:click=move |_| vp.fit(stage_width())>"Fit"</button>
         </div>
         <div class="graph-wrap" node_ref=wrap tabindex="0" data-testid="graph-wrap" data-want=move || want.get().to_string()
-            aria-label="Tool graph. Drag to pan; wheel, pinch or + and − to zoom; arrows pan; F fits.">
+            role="group" aria-label="Tool graph. Drag to pan; wheel, pinch or + and − to zoom; arrows pan; F fits."
+            class:lite=move || Viewport::lite(vp.k.get())>
             {drawing}
             {minimap}
         </div>
@@ -205,7 +201,7 @@ fn render(page: Page, view: Arc<View>, layout: Arc<Layout>, vp: Viewport) -> imp
     });
     view! {
         <svg class="graph" data-testid="graph" data-layout=engine data-key=key data-direction=direction data-layout-ms=millis
-            style=move || format!("height:{:.0}px", vp.height.get())
+            style=move || format!("height:{:.0}px;--k:{:.4}", vp.height.get(), vp.k.get())
             data-k=move || format!("{:.4}", vp.k.get())>
             <defs>{markers}</defs>
             <g class="viewport" transform=move || vp.transform()>
@@ -318,13 +314,17 @@ fn state_marks(state: ToolState, ran: bool) -> (&'static str, &'static str) {
 /// A node's label in at most two centred lines.
 fn label_view(label: &str) -> impl IntoView {
     let lines = label_lines(label, 16);
-    let n_lines = lines.len() as f64;
+    let lines_n = lines.len();
+    let n_lines = lines_n as f64;
     lines
         .into_iter()
         .enumerate()
         .map(|(i, l)| {
             // Centred a little below the middle: the top row has the distance and the icon.
             let dy = (i as f64 - (n_lines - 1.0) / 2.0) * 14.0 + 8.0;
+            // A space ends every line but the last: the lines read as the label's words (its
+            // accessible name holds the text shown).
+            let l = if i + 1 < lines_n { format!("{l} ") } else { l };
             view! { <text class="label" x="0" y=dy text-anchor="middle">{l}</text> }
         })
         .collect_view()
@@ -394,7 +394,8 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
         })
     };
     let visits = move || replay.moment.with(|m| m.visits.get(v).copied().unwrap_or(0));
-    let show_visits = d.show_visits;
+    // Over tools only: ELK keeps no band free over the start and the goal.
+    let show_visits = d.show_visits && node.tool;
     let strikes = match start_state {
         ToolState::Perturbed => d.perturbation.as_ref().map(|(name, _)| name.clone()),
         _ => d.view.fails_after[v].map(|n| match n {
@@ -402,9 +403,11 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
             n => format!("fails after {n} calls"),
         }),
     };
+    // A label cut to fit its box ("Awaiting approval…") is whole in the tooltip.
+    let cut = label_lines(node.label(), 16).last().is_some_and(|l| l.ends_with('…'));
     let tooltip = match start_state {
         ToolState::Perturbed => d.perturbation.as_ref().map(|(name, what)| format!("{name}: {what}")),
-        _ => None,
+        _ => cut.then(|| node.label().to_string()),
     };
     // The band over the box that ELK keeps free: the strike, the visit count.
     let band = move || {

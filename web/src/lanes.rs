@@ -11,7 +11,7 @@ use shr_core::{BreakerState, NodeIx, ToolGraph};
 use shr_eval::scenario::react::ReactAction;
 use shr_eval::scenario::{ReactStep, WorkflowMove};
 
-use crate::layout::Layout;
+use crate::layout::{Layout, NODE_H};
 use crate::model::View;
 use crate::state::Page;
 use crate::timeline::{edge_ix, Moment};
@@ -26,6 +26,8 @@ pub enum Lane {
 }
 
 impl Lane {
+    pub const ALL: [Lane; 3] = [Lane::Shr, Lane::React, Lane::Static];
+
     pub fn key(self) -> &'static str {
         match self {
             Lane::Shr => "shr",
@@ -304,7 +306,7 @@ pub fn LaneTrace() -> impl IntoView {
                     "LLM calls: " <b data-testid="llm-counter">{llm}</b>
                     " · tool calls: " <b data-testid="tool-counter">{tools}</b>
                 </p>
-                <ol class="lane-steps">{items}</ol>
+                <ol class="lane-steps" tabindex="0" aria-label="Its steps so far">{items}</ol>
             </section>
         })
     };
@@ -332,8 +334,10 @@ pub fn overlay(page: Page, layout: std::sync::Arc<Layout>) -> impl IntoView {
                     out.push(
                         view! {
                             <g class="fallback-edge" data-fallback=name>
+                                // Named by the legend and the trace beside: a text on the line covered
+                                // the tools it passes.
+                                <title>"coded fallback"</title>
                                 <path d=format!("M{x1:.1} {y1:.1} L{x2:.1} {y2:.1}") />
-                                <text x=(x1 + x2) / 2.0 + 6.0 y=(y1 + y2) / 2.0>"coded fallback"</text>
                             </g>
                         }
                         .into_any(),
@@ -344,7 +348,7 @@ pub fn overlay(page: Page, layout: std::sync::Arc<Layout>) -> impl IntoView {
             let marks = s
                 .skipped
                 .iter()
-                .map(|&v| (v, "⚠ step skipped", 24.0))
+                .map(|&v| (v, "⚠ step skipped", NODE_H / 2.0 + 2.0))
                 .chain(s.claim.filter(|c| c.1).map(|(v, _)| (v, "⚠ claims success", -46.0)));
             for (v, text, dy) in marks {
                 if let Some((x, y)) = centre(v) {

@@ -62,7 +62,8 @@ impl Source {
     pub fn description(&self) -> String {
         match self {
             Source::Pack(s) => s.description.clone(),
-            Source::Imported(s) => format!("{} (imported)", s.title),
+            Source::Imported(s) if s.description.is_empty() => format!("{} (imported)", s.title),
+            Source::Imported(s) => format!("{} (edited)", s.description),
             Source::Cyclic { example, p, seed } => format!(
                 "{}: the mock world decides each result, so verification can send the task back. \
                  Control-flow faults redirect a step with probability {p} (seed {seed}).",
@@ -197,7 +198,8 @@ impl View {
                     None => (**sc).clone(),
                     Some(d) => sc.with_down(d),
                 };
-                let workflow = setup.source.is_pack().then(|| {
+                // A pack scenario's, kept by an edit where its steps still apply.
+                let workflow = (!sc.workflow.steps.is_empty()).then(|| {
                     let (report, moves) = scenario::run_static_traced(&run_sc);
                     workflow_moves = moves;
                     report
@@ -248,7 +250,8 @@ impl View {
         };
         let timeline = Timeline::new(&graph, &shr.events, &shr.path, &shr.edges, &probing);
         let story = match &setup.source {
-            Source::Pack(sc) if setup.down.is_none() && setup.probing.is_empty() => {
+            // A pack scenario as written, or edited with its own failures (`editor::kept`).
+            Source::Pack(sc) | Source::Imported(sc) if setup.down.is_none() && setup.probing.is_empty() => {
                 let at = story::anchors(&sc.story, &shr.events);
                 // Told only when every step has its moment in this run.
                 let at: Option<Vec<usize>> = at

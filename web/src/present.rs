@@ -46,6 +46,10 @@ pub fn ProjectorToggle() -> impl IntoView {
             // The page works without the mode if the class cannot be set.
             let _ = root.class_list().toggle_with_force("projector", on.get());
         }
+        // The graph fits itself again to the mode's wider stage and larger scale.
+        if let (Some(w), Ok(ev)) = (web_sys::window(), web_sys::Event::new("resize")) {
+            let _ = w.dispatch_event(&ev);
+        }
     });
     view! {
         <button class="projector-toggle" data-testid="projector" aria-pressed=move || on.get().to_string()

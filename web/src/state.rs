@@ -218,15 +218,23 @@ pub fn shared_state(s: &Setup) -> url::Shared {
             graph: Some(crate::share::encode(
                 &serde_json::to_string(&sc.graph.to_spec()).unwrap_or_default(),
             )),
-            down: s.down.clone(),
+            // An edited scenario's own failures travel as failed tools.
+            down: s.down.clone().or_else(|| Some(current_down(s))).filter(|d| !d.is_empty()),
             probing: s.probing.clone(),
             ..Default::default()
         },
     }
 }
 
-/// The initial setup: the URL's scenario and failures, or S2 (a reroute is the first thing worth
-/// seeing). Unknown ids in the URL are dropped rather than failing the page.
+/// Whether the page was opened without a state in its URL: a first visit, which opens on the
+/// tour's first stop, at its start.
+pub fn first_visit() -> bool {
+    url::read() == url::Shared::default()
+}
+
+/// The initial setup: the URL's scenario and failures, or the tour's first stop (a first visit
+/// starts with the idea, on a short run). Unknown ids in the URL are dropped rather than
+/// failing the page.
 pub fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
     let shared = url::read();
     // A shared graph that does not read is dropped like an unknown id.
@@ -238,7 +246,7 @@ pub fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
         .map(|g| Source::Imported(Arc::new(Scenario::from_graph(g))));
     let source = imported
         .or_else(|| shared.scenario.as_deref().and_then(|id| library.source(id, &shared)))
-        .or_else(|| library.source("S2", &shared))
+        .or_else(|| library.source(crate::story::TOUR[0], &shared))
         .unwrap_or_else(|| Source::Pack(first.clone()));
     let graph = source.graph().clone();
     let known = |ids: Vec<String>| -> Vec<String> {
@@ -251,6 +259,9 @@ pub fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
         source,
     }
 }
+
+/// Above this many steps, SHR's replay plays from event to event.
+pub const BY_EVENTS: usize = 300;
 
 /// The replay of the SHR run, the page's one clock: `step` of `total()` steps taken; every
 /// panel shows the [`Moment`] at it.
@@ -403,10 +414,17 @@ impl Replay {
                 }
                 let total = self.total_untracked();
                 let s = self.step.get_untracked();
+                // A long run (a big graph's searches) plays event by event, over its search steps.
+                let next = match self.lane.get_untracked() {
+                    Lane::Shr if total > BY_EVENTS => {
+                        self.view.with_untracked(|v| v.0.timeline.next_event(s))
+                    }
+                    _ => s + 1,
+                };
                 if s < total {
-                    self.step.set(s + 1);
+                    self.step.set(next.min(total));
                 }
-                if s + 1 >= total {
+                if next >= total {
                     self.playing.set(false);
                 }
             }

@@ -137,19 +137,21 @@ pub const TOUR: [&str; 4] = ["S1", "S2", "S6", "S4"];
 
 /// The tour's bar: start it, or move through it.
 #[component]
-pub fn Tour(library: StoredValue<Library>) -> impl IntoView {
+pub fn Tour(library: StoredValue<Library>, first_visit: bool) -> impl IntoView {
     let page = expect_context::<Page>();
-    let at = RwSignal::new(None::<usize>);
+    // A first visit opens on the tour's first stop.
+    let stop = RwSignal::new(first_visit.then_some(0));
+    // The stop shown, while the page shows its scenario (another pick leaves the tour).
+    let at = Signal::derive(move || {
+        stop.get().filter(|&i| page.setup.with(|s| s.down.is_none() && s.source.id() == TOUR[i]))
+    });
     let go = move |i: usize| {
         let Some(source) = library.with_value(|l| l.source(TOUR[i], &Default::default())) else { return };
-        at.set(Some(i));
+        stop.set(Some(i));
         page.replay.lane.set(Lane::Shr);
         page.show(source);
         page.replay.restart();
     };
-    // Offered up front on a first visit: a page opened without a shared state in its URL.
-    let first_visit =
-        web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default().is_empty();
     let title = move |i: usize| {
         library.with_value(|l| {
             l.pack.iter().find(|s| s.id == TOUR[i]).map(|s| s.title.clone()).unwrap_or_default()
@@ -169,7 +171,7 @@ pub fn Tour(library: StoredValue<Library>) -> impl IntoView {
                     {(i + 1 < TOUR.len()).then(|| view! {
                         <button data-testid="tour-next" on:click=move |_| go(i + 1)>{format!("Next: {} ▸", TOUR[i + 1])}</button>
                     })}
-                    <button data-testid="tour-end" on:click=move |_| at.set(None)>"End tour"</button>
+                    <button data-testid="tour-end" on:click=move |_| stop.set(None)>"End tour"</button>
                 }
                 .into_any(),
             }}

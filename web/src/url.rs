@@ -18,6 +18,9 @@ pub struct Shared {
     pub family: Option<String>,
     /// An imported or edited graph, deflated and base64url (`share`).
     pub graph: Option<String>,
+    /// The replay's position (a step), and whose run it replays (`react`, `static`).
+    pub at: Option<usize>,
+    pub lane: Option<String>,
 }
 
 fn decode(s: &str) -> String {
@@ -48,6 +51,8 @@ pub fn parse(query: &str) -> Shared {
             "validators" => out.validators = Some(v != "0"),
             "family" => out.family = Some(decode(v)),
             "g" => out.graph = Some(v.to_string()),
+            "at" => out.at = v.parse().ok(),
+            "lane" => out.lane = Some(decode(v)),
             _ => {}
         }
     }
@@ -84,6 +89,12 @@ pub fn query(state: &Shared) -> String {
     }
     if let Some(f) = &state.family {
         parts.push(format!("family={}", encode(f)));
+    }
+    if let Some(lane) = &state.lane {
+        parts.push(format!("lane={}", encode(lane)));
+    }
+    if let Some(at) = state.at {
+        parts.push(format!("at={at}"));
     }
     if let Some(g) = &state.graph {
         // base64url needs no escaping.

@@ -1,8 +1,8 @@
 //! Pan and zoom of the tool graph: one transform (scale `k`, then offset `tx`, `ty`, in CSS
 //! pixels) applied to the whole drawing. Driven by the wheel, pinch and drag (pointer events),
-//! the keyboard when the graph has focus, and the toolbar; "fit" shows the whole graph unless
-//! that would shrink its type below [`MIN_TEXT_PX`], in which case it shows what fits at that
-//! size, from the start of the graph, and the minimap shows the rest.
+//! the keyboard when the graph has focus, and the toolbar; "fit" always shows the whole graph.
+//! Where that would shrink its type below [`MIN_TEXT_PX`] the drawing is "lite" ([`Viewport::lite`]):
+//! costs and labels hidden (a tool's label shows on hover or focus), route and failures kept.
 //!
 //! Keyboard agreement with the page's own shortcuts (replay: space, arrows): while the graph
 //! stage has focus it owns `+ - 0 F` and the arrows (Shift+arrows pan further), handled by a
@@ -16,8 +16,9 @@ use leptos::prelude::*;
 pub const GRAPH_TEXT_PX: f64 = 12.0;
 /// The smallest on-screen type "fit" accepts.
 pub const MIN_TEXT_PX: f64 = 11.0;
-/// Fit never magnifies a small graph beyond this.
+/// Fit never magnifies a small graph beyond this (projector mode: [`MAX_FIT_PROJECTOR`]).
 const MAX_FIT: f64 = 1.6;
+const MAX_FIT_PROJECTOR: f64 = 2.4;
 const MIN_K: f64 = 0.08;
 const MAX_K: f64 = 4.0;
 
@@ -37,6 +38,8 @@ pub struct Viewport {
     pub anchor: RwSignal<(f64, f64)>,
     /// Whether the view is as "fit" left it (then a resize fits again).
     pub fitted: RwSignal<bool>,
+    /// The focused tool's centre, in graph units: the buttons and keys zoom about it.
+    pub focus: RwSignal<Option<(f64, f64)>>,
 }
 
 impl Viewport {
@@ -50,32 +53,49 @@ impl Viewport {
             content: RwSignal::new((0.0, 0.0)),
             anchor: RwSignal::new((0.0, 0.0)),
             fitted: RwSignal::new(true),
+            focus: RwSignal::new(None),
         }
     }
 
-    /// The tallest the drawing may be: most of the window, never tiny.
+    /// The tallest the drawing may be: what the first screen leaves beside the title, the
+    /// replay controls and the story step being told (more of it wrapped on a narrow screen).
     fn max_height() -> f64 {
-        let inner =
-            web_sys::window().and_then(|w| w.inner_height().ok()).and_then(|h| h.as_f64()).unwrap_or(800.0);
-        (inner * 0.68).max(260.0)
+        let window = web_sys::window();
+        let size = |f: fn(&web_sys::Window) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>, or| {
+            window.as_ref().and_then(|w| f(w).ok()).and_then(|v| v.as_f64()).unwrap_or(or)
+        };
+        let (inner_w, inner_h) =
+            (size(web_sys::Window::inner_width, 1280.0), size(web_sys::Window::inner_height, 800.0));
+        let reserved = if projector() {
+            0.25 * inner_h
+        } else if inner_w < 640.0 {
+            560.0
+        } else {
+            400.0
+        };
+        (inner_h - reserved).clamp(200.0, inner_h * 0.7)
     }
 
-    /// The scale at which a graph of `size` fits a stage `width` pixels wide (before the
-    /// readable floor).
+    /// The scale at which a graph of `size` fits a stage `width` pixels wide.
     pub fn scale_to_fit(size: (f64, f64), width: f64) -> f64 {
-        (width / size.0.max(1.0)).min(Self::max_height() / size.1.max(1.0)).min(MAX_FIT)
+        let most = if projector() { MAX_FIT_PROJECTOR } else { MAX_FIT };
+        (width / size.0.max(1.0)).min(Self::max_height() / size.1.max(1.0)).min(most)
     }
 
-    /// Fits the graph into a stage `width` pixels wide: the scale that shows it whole, within
-    /// [readable, MAX_FIT]; centred when it fits, else its start (top-left) shown.
+    /// Whether type drawn at scale `k` is too small to read: then the drawing is lite.
+    pub fn lite(k: f64) -> bool {
+        k * GRAPH_TEXT_PX < MIN_TEXT_PX - 1e-9
+    }
+
+    /// Fits the graph into a stage `width` pixels wide: the scale that shows it whole (at most
+    /// MAX_FIT), centred.
     pub fn fit(&self, width: f64) {
         let (cw, ch) = self.content.get_untracked();
         if cw <= 0.0 || ch <= 0.0 || width <= 0.0 {
             return;
         }
         let max_h = Self::max_height();
-        let readable = MIN_TEXT_PX / GRAPH_TEXT_PX;
-        let k = Self::scale_to_fit((cw, ch), width).max(readable);
+        let k = Self::scale_to_fit((cw, ch), width);
         let height = (ch * k).min(max_h).max(120.0);
         self.width.set(width);
         self.height.set(height);
@@ -103,11 +123,18 @@ impl Viewport {
         self.fitted.set(false);
     }
 
-    /// Zooms around the middle of the stage (the buttons, + and −), keeping the graph in view:
-    /// centred on an axis where it fits, never leaving a margin where it does not (zooming out
-    /// used to let it drift off the stage's edge).
+    /// Zooms about the focused tool, or else the middle of the stage (the buttons, + and −),
+    /// keeping the graph in view: centred on an axis where it fits, never leaving a margin where
+    /// it does not (zooming out used to let it drift off the stage's edge).
     pub fn zoom(&self, factor: f64) {
-        self.zoom_at(factor, self.width.get_untracked() / 2.0, self.height.get_untracked() / 2.0);
+        let (px, py) = self.focus.get_untracked().map_or(
+            (self.width.get_untracked() / 2.0, self.height.get_untracked() / 2.0),
+            |(x, y)| {
+                let k = self.k.get_untracked();
+                (x * k + self.tx.get_untracked(), y * k + self.ty.get_untracked())
+            },
+        );
+        self.zoom_at(factor, px, py);
         let (cw, ch) = self.content.get_untracked();
         let k = self.k.get_untracked();
         let (w, h) = (self.width.get_untracked(), self.height.get_untracked());
@@ -170,6 +197,14 @@ fn place(room: f64, size: f64, anchor: f64) -> f64 {
     } else {
         (room / 2.0 - anchor).clamp(room - size, 0.0)
     }
+}
+
+/// Whether projector mode is on (the `projector` class on the root element).
+pub fn projector() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .is_some_and(|e| e.class_list().contains("projector"))
 }
 
 /// The page-wide shortcut F fits the graph wherever the focus is, except in a text field or
@@ -365,6 +400,7 @@ pub fn wire(wrap: NodeRef<leptos::html::Div>, vp: Viewport) {
                 let Some((x, y)) = node.get_attribute("transform").as_deref().and_then(translate) else {
                     return;
                 };
+                vp.focus.set(Some((x, y)));
                 let (vx, vy, vw, vh) = vp.visible_untracked();
                 let margin = 40.0 / vp.k.get_untracked();
                 if x < vx + margin || x > vx + vw - margin || y < vy + margin || y > vy + vh - margin {
@@ -372,6 +408,7 @@ pub fn wire(wrap: NodeRef<leptos::html::Div>, vp: Viewport) {
                 }
             }),
         );
+        listen("focusout", Box::new(move |_| vp.focus.set(None)));
         for name in ["pointerup", "pointercancel"] {
             let gs = g.clone();
             listen(
