@@ -23,8 +23,10 @@ import { gzipSync } from 'node:zlib';
  * learned costs (issue 47: `CostLearner`, its suggestions and bounded adjustments) and the
  * numeric health updates and init checks of issue 46 took 12 KB. The budget is 312,000 for
  * now: issue 48 owns winning it back (a lean entry for routing alone, the full module's code
- * by crate). */
-export const BUDGET = { npm: 312_000, page: 550_000 };
+ * by crate). The page, 561,003: the same keep search in its core and the ReAct agents of its
+ * cyclic and ToolMaze views (issue 44: their own runs, no longer SHR's re-priced) took 12 KB;
+ * its budget is 562,000, and issue 48 measures the page by the time to its first drawn graph. */
+export const BUDGET = { npm: 312_000, page: 562_000 };
 
 /** Asserts that the module at `path`, gzipped, is within `budget` bytes. */
 export function assertWithinBudget(path, budget) {
