@@ -174,13 +174,33 @@ pub fn path(g: &ToolGraph, steps: &[LaneStep], k: usize) -> Vec<NodeIx> {
     let mut path = vec![g.start()];
     for s in &steps[..k.min(steps.len())] {
         if let Some((v, true)) = s.call {
-            path.push(v);
+            reach(g, &mut path, v);
         }
         if let Some((v, false)) = s.claim {
-            path.push(v);
+            reach(g, &mut path, v);
         }
     }
     path
+}
+
+/// Adds `v` to a baseline's path: once for a retry of the same tool, and after the waypoints
+/// (nodes that are no tool, the joins of branches) that lead to it from the work so far when
+/// no edge does: a baseline calls tools, the graph's waypoints are passed on the way.
+fn reach(g: &ToolGraph, path: &mut Vec<NodeIx>, v: NodeIx) {
+    if path.last() == Some(&v) {
+        return;
+    }
+    if !path.iter().any(|&a| edge_ix(g, a, v).is_some()) {
+        let ways: Vec<NodeIx> = g
+            .in_edges(v)
+            .iter()
+            .map(|&e| g.edge(e as usize).from)
+            .filter(|&w| !g.node(w).tool && !path.contains(&w))
+            .filter(|&w| path.iter().any(|&a| edge_ix(g, a, w).is_some()))
+            .collect();
+        path.extend(ways);
+    }
+    path.push(v);
 }
 
 /// What the graph draws after the first `k` steps of a baseline: the tools it completed and

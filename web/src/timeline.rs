@@ -84,6 +84,8 @@ pub struct Timeline {
     completions: Vec<(usize, NodeIx)>,
     /// The edges the run traversed in order: (events after which, edge, completion index).
     traversed: Vec<(usize, usize, usize)>,
+    /// The executed path (the outcome's): what the finished route is; the rest ran, abandoned.
+    kept: BTreeSet<NodeIx>,
     /// Per event: the step that shows it.
     event_steps: Vec<Option<usize>>,
     /// The position the page opens at: just after the run's key decision, or the end.
@@ -264,6 +266,21 @@ fn plans_through(graph: &ToolGraph, e: &EventKind, v: NodeIx) -> bool {
     }
 }
 
+/// Every completion of a run in order, abandoned work included: the start, then the head of
+/// each edge the run traversed, once per completion (the edges into a join are recorded
+/// together).
+pub fn completed(graph: &ToolGraph, edges: &[(String, String)]) -> Vec<String> {
+    let mut out = vec![graph.id(graph.start()).to_string()];
+    let mut last: Option<&str> = None;
+    for (_, to) in edges {
+        if last != Some(to.as_str()) {
+            out.push(to.clone());
+        }
+        last = Some(to);
+    }
+    out
+}
+
 /// When each completion happened: a tool at its `ToolSucceeded`; a waypoint once the completion
 /// before it happened *and* a plan through it is in force (the run completes a waypoint at its
 /// next decision, only when its plan leads there: a demoted goal waits for the demotion's plan,
@@ -324,8 +341,9 @@ fn traversed(
 }
 
 impl Timeline {
-    /// The timeline of a run: its events, the plans in them, and the order it completed
-    /// `path` (the outcome's) over the `traversed` edges (the core's record).
+    /// The timeline of a run: its events, the plans in them, the order it completed its work
+    /// (every completion, abandoned work too, read from the `traversed` edges, the core's
+    /// record) and `path`, the outcome's executed path.
     pub fn new(
         graph: &ToolGraph,
         events: &[Event],
@@ -344,7 +362,8 @@ impl Timeline {
             })
             .collect();
         let mut t = Timeline { plans, weights, ..Timeline::default() };
-        t.completions = completions(graph, events, path);
+        t.completions = completions(graph, events, &completed(graph, traversed_ids));
+        t.kept = path.iter().filter_map(|id| graph.index(id)).collect();
         t.traversed = traversed(graph, traversed_ids, &t.completions);
         t.event_steps = vec![None; events.len()];
         let mut goal = graph.goal();
@@ -467,6 +486,13 @@ impl Timeline {
         if let Some(p) = &m.plan {
             m.route_nodes.extend(p.nodes.iter().copied());
             m.route_edges.extend(p.edges.iter().copied());
+        }
+        if m.finished && !self.kept.is_empty() {
+            // The route a finished run took is its executed path; work it branched back past
+            // stays drawn as run, off the route.
+            m.route_nodes.retain(|v| self.kept.contains(v));
+            let kept = &self.kept;
+            m.route_edges.retain(|&e| kept.contains(&graph.edge(e).from) && kept.contains(&graph.edge(e).to));
         }
         m.weights = self.weights.iter().rposition(|(from, _)| *from <= n).unwrap_or(0);
         m.focus = match k.checked_sub(1).map(|s| self.steps[s]) {

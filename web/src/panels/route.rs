@@ -45,7 +45,7 @@ fn headline(v: &View, m: &Moment) -> (String, Vec<String>) {
         .collect();
     let path = |g: &ToolGraph, ids: &[String]| route_words(g, ids, &jumps);
     let goal = g.node(g.goal()).label();
-    let done: Vec<String> = run.path.iter().take(m.completed).cloned().collect();
+    let done: Vec<String> = crate::timeline::completed(g, &run.edges).into_iter().take(m.completed).collect();
     let done_text = path(g, &done);
     let demotion = demoted_to(v, m).map(|to| {
         format!("{}: the LLM demoted the goal to {}. ", reason_text(last_reason(v, m), goal), label(g, &to))

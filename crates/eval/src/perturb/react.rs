@@ -84,17 +84,22 @@ pub fn run(task: &GeneratedTask, fault: &FaultProfile, setup: &Setup) -> ReactTa
                 now += CALL_MS;
                 calls += 1;
                 attempt += 1;
+                // A failure's observation starts "`tool` failed", as the scenario agent's do.
+                let failed = |why: &str| format!("`{id}` failed: {why}");
                 let (observation, read) = match result {
-                    ToolResult::Err(f) if f.transient && attempt <= retries => (f.message, Read::Retry),
-                    ToolResult::Err(f) => (f.message, Read::GiveUp),
-                    ToolResult::Unknown { message, .. } => (message, Read::GiveUp),
+                    ToolResult::Err(f) if f.transient && attempt <= retries => {
+                        (failed(&f.message), Read::Retry)
+                    }
+                    ToolResult::Err(f) => (failed(&f.message), Read::GiveUp),
+                    ToolResult::Unknown { message, .. } => (failed(&message), Read::GiveUp),
                     ToolResult::Ok { output, .. } => {
                         let doubted = reader.rejects(wrong.then_some(setup.family));
                         let text = output.to_string();
+                        let looks_wrong = || failed(&format!("its result looks wrong: {text}"));
                         if doubted && attempt <= retries {
-                            (text, Read::Retry)
+                            (looks_wrong(), Read::Retry)
                         } else if doubted {
-                            (text, Read::GiveUp)
+                            (looks_wrong(), Read::GiveUp)
                         } else {
                             corrupted |= wrong;
                             (text, Read::Accepted)
