@@ -25,8 +25,9 @@ import { gzipSync } from 'node:zlib';
  * now: issue 48 owns winning it back (a lean entry for routing alone, the full module's code
  * by crate). The page, 561,003: the same keep search in its core and the ReAct agents of its
  * cyclic and ToolMaze views (issue 44: their own runs, no longer SHR's re-priced) took 12 KB;
- * its budget is 562,000, and issue 48 measures the page by the time to its first drawn graph. */
-export const BUDGET = { npm: 312_000, page: 562_000 };
+ * with the finished route drawn as the executed path (abandoned work off it), 563,188; its
+ * budget is 564,000, and issue 48 measures the page by the time to its first drawn graph. */
+export const BUDGET = { npm: 312_000, page: 564_000 };
 
 /** Asserts that the module at `path`, gzipped, is within `budget` bytes. */
 export function assertWithinBudget(path, budget) {
