@@ -69,7 +69,7 @@ fn graph(input: &Input) -> Option<ToolGraph> {
     }
     nodes.push(NodeSpec { tool: false, ..NodeSpec::new("done") });
     let mut edges = Vec::new();
-    let edge = |from: String, to: String| EdgeSpec { from, to, cost: 1.0, guard: None };
+    let edge = |from: String, to: String| EdgeSpec { from, to, cost: 1.0, guard: None, reason: None };
     for i in 0..tools.len() {
         if layer(i) == 0 {
             edges.push(edge("start".into(), format!("t{i}")));

@@ -59,7 +59,9 @@ test('for every scenario in the picker, the drawn route is the path its SHR run 
     const route = await drawnRoute(page);
     assert.deepEqual(route, sorted(f.outcome.path), `${f.id}: the drawn route is the run's path`);
     assert.deepEqual(route, sorted(await finishedPath(page)), `${f.id}: and the path its Finished event names`);
-    assert.deepEqual(await completed(page), route, `${f.id}: every node of the route completed`);
+    // Every node of the route completed; work branched back past ran too, off the route.
+    const ran = sorted([...new Set([...f.outcome.path, ...(f.outcome.abandoned ?? [])])]);
+    assert.deepEqual(await completed(page), ran, `${f.id}: the route and the work abandoned completed`);
     assert.equal(Number(await text(page, 'llm-shr')), f.outcome.llmCalls, `${f.id}: LLM calls`);
     assert.equal(Number(await text(page, 'tools-shr')), f.outcome.toolCalls, `${f.id}: tool calls`);
     const headline = await text(page, 'route');
@@ -84,7 +86,8 @@ test('for every cyclic workflow and ToolMaze fault in the picker, the drawn rout
     await end(page);
     const path = sorted(await finishedPath(page));
     assert.deepEqual(await drawnRoute(page), path, `${what}: the drawn route is the run's path`);
-    assert.deepEqual(await completed(page), path, `${what}: completed as drawn`);
+    const done = await completed(page);
+    assert.ok(path.every((v) => done.includes(v)), `${what}: every node of the route completed (${done})`);
     runs++;
   };
   for (const id of options.filter((o) => o.startsWith('cyclic:'))) {

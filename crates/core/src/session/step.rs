@@ -250,6 +250,8 @@ impl Run {
             return;
         }
         self.nodes[v].completed = true;
+        // Completed again (a revisit): fresh work, whatever a plan abandoned before.
+        self.nodes[v].abandoned = false;
         self.completion.push(v);
         if env.graph.node(v).tool {
             self.history.push(v);
