@@ -154,3 +154,45 @@ fn a_join_keeps_side_effects_of_two_branches() {
     assert_eq!(called, ["B", "A", "Q", "P", "R", "J"]);
     assert_eq!(o.path, ["s", "B", "A", "Q", "R", "J", "g"]);
 }
+
+/// Many runs of the first graph on one router, their steps interleaved in a seeded random
+/// order, X down: every run completes with no LLM call and undoes nothing it builds on, though
+/// the runs share X's breaker and each other's reroutes.
+#[test]
+fn interleaved_runs_on_one_router_keep_what_they_build_on() {
+    use shr_core::rng::SplitMix64;
+    use shr_core::{Action, Router};
+    for seed in 0..20u64 {
+        let mut router = Router::new(fixture("join_keeps_side_effect"));
+        let mut runs: Vec<_> = (0..16).map(|_| router.start(Task::default(), 0).unwrap()).collect();
+        let mut rng = SplitMix64::new(seed);
+        let mut now = 0;
+        for _ in 0..20_000 {
+            let open: Vec<usize> = (0..runs.len()).filter(|&i| !runs[i].is_finished()).collect();
+            let Some(&i) = open.get(rng.below(open.len().max(1) as u64) as usize) else { break };
+            now += 1;
+            let run = &mut runs[i];
+            let flying: Vec<String> = run.in_flight().map(|v| router.graph().id(v).to_string()).collect();
+            if let Some(tool) = flying.first() {
+                let result =
+                    if tool == "X" { ToolResult::outage("down") } else { ToolResult::ok(json!({}), 1.0) };
+                router.report(run, tool, result, now).unwrap();
+            }
+            match router.next(run, now).unwrap() {
+                Action::Escalate { request } => panic!("seed {seed}: run {i} escalated: {request:?}"),
+                // A run waiting for a place others hold: the clock moves on to when it asks again.
+                Action::Pause { until } => now = now.max(until),
+                _ => {}
+            }
+        }
+        for run in &runs {
+            let o = run.outcome().expect("every run finishes");
+            assert_eq!((o.status, o.llm_calls), (Status::Completed, 0), "seed {seed}");
+            assert!(
+                !run.events().iter().any(|e| matches!(e.kind, EventKind::Compensated { .. })),
+                "seed {seed}"
+            );
+            assert!(o.path.contains(&"K".to_string()), "seed {seed}: {:?}", o.path);
+        }
+    }
+}

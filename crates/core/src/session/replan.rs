@@ -41,6 +41,9 @@ impl Run {
         self.keep_effects = !pending.failed.is_empty();
         let mut blocked_by = Vec::new();
         let mut found = self.plan_from(env, &sources, cyclic, &mut plan, &mut blocked_by);
+        // Where the last search started: waiting is weighed from there too (a branch back may
+        // only wait for a tool that other runs hold, found by interleaving many runs).
+        let mut tried = sources.clone();
         if !found && env.config.replan_from == ReplanFrom::Completed && !self.completion.is_empty() {
             // A dead end after completed work: branch from earlier work rather than ask the LLM.
             let points = self.branch_points(env);
@@ -48,6 +51,7 @@ impl Run {
                 blocked_by.clear();
                 self.keep_effects = true;
                 found = self.plan_from(env, &points, cyclic, &mut plan, &mut blocked_by);
+                tried = points;
             }
         }
         let abandoned = if found { self.let_go(env, &plan) } else { Vec::new() };
@@ -86,10 +90,10 @@ impl Run {
             self.tell_refused_alternatives(env, &plan);
             self.plan = Some(plan);
         } else {
-            let over_budget = cyclic && self.route(env, &sources, cyclic, false, false, &mut plan);
+            let over_budget = cyclic && self.route(env, &tried, cyclic, false, false, &mut plan);
             // Tools that are only full or rate-limited for now will take calls again: wait for
             // them (bounded) rather than ask the LLM.
-            let wait = !over_budget && self.route(env, &sources, cyclic, true, true, &mut plan);
+            let wait = !over_budget && self.route(env, &tried, cyclic, true, true, &mut plan);
             self.plan = Some(old);
             if wait {
                 let since = *self.waiting_since.get_or_insert(self.now);
