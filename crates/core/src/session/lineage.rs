@@ -157,8 +157,8 @@ impl Run {
         if !node.side_effect || self.nodes[w].compensated || self.nodes[w].abandoned {
             return None;
         }
-        let undo_cost =
-            node.compensate().map(|by| env.graph.node(by).base_cost * env.health.weight(by, self.now));
+        // The live weight already holds the compensating tool's base cost.
+        let undo_cost = node.compensate().map(|by| env.health.weight(by, self.now));
         Some(Stake { tool: w, undo_cost: undo_cost.filter(|c| c.is_finite()) })
     }
 
