@@ -8,6 +8,10 @@
 #[doc = include_str!("../README.md")]
 pub mod readme {}
 
+/// `crates/core/README.md`
+#[doc = include_str!("../crates/core/README.md")]
+pub mod core_readme {}
+
 /// `book/src/concepts/routing.md`
 #[doc = include_str!("src/concepts/routing.md")]
 pub mod routing {}

@@ -83,6 +83,7 @@ test('splice blocks name a shr command and are closed', async () => {
   assert.throws(() => select(out, { from: 'nowhere', until: null, toEnd: false }), /no line starts with/);
   assert.throws(() => blocks('x.md', ['<!-- splice: ls -la -->', '<!-- /splice -->']), /runs a `shr` command/);
   assert.throws(() => blocks('x.md', ['<!-- splice: shr bench -->', 'text']), /without its/);
+  assert.deepEqual(blocks('x.md', ['```text', '<!-- splice: shr bench -->', '<!-- /splice -->', '```']), [], 'an example in a code block');
 });
 
 test('the link checker finds a missing page and a missing anchor, and passes a sound build', () => {
