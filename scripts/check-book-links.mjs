@@ -56,6 +56,11 @@ function sourceOf(page) {
   return existsSync(join(REPO, md)) ? md : null;
 }
 
+/** Whether the repository has `path`, or the markdown file a .html path was made from. */
+function inRepoFile(path) {
+  return existsSync(join(REPO, path)) || existsSync(join(REPO, path.replace(/\.html$/, '.md')));
+}
+
 function main() {
   if (!existsSync(join(BUILD, 'index.html'))) {
     console.error(`check-book-links: ${BUILD} has no index.html: run \`mdbook build book\` first`);
@@ -83,9 +88,11 @@ function main() {
       let target = pathPart === '' ? page : normalize(join(dirname(page), decode(pathPart))).split(sep).join('/');
       if (target.endsWith('/') || (target !== page && have.has(`${target}/index.html`))) target = `${target.replace(/\/$/, '')}/index.html`;
       if (!have.has(target)) {
-        const source = sourceOf(page);
-        const inRepo = source && normalize(join(dirname(source), decode(pathPart)));
-        if (inRepo && !inRepo.startsWith('..') && (existsSync(join(REPO, inRepo)) || existsSync(join(REPO, inRepo.replace(/\.html$/, '.md'))))) continue;
+        // A mirrored page's link, from its place (print.html holds every page, links rebased
+        // to the top): a repository file under a mirrored folder is accepted.
+        const mirrored = sourceOf(page) !== null || page === 'print.html';
+        const inRepo = normalize(decode(target)).split(sep).join('/');
+        if (mirrored && MIRRORED.includes(inRepo.split('/')[0]) && inRepoFile(inRepo)) continue;
         broken.push(`${page}: ${raw} (no ${target} in the build)`);
         continue;
       }
