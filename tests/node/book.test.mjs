@@ -31,6 +31,17 @@ test('the README is at most 200 lines', () => {
   assert.ok(lines.length <= 200, `README.md has ${lines.length} lines`);
 });
 
+test("the README's relative links name files of the repository", () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const targets = [...readme.matchAll(/\]\(([^)\s]+)\)|src="([^"]+)"/g)].map((m) => m[1] ?? m[2]);
+  assert.ok(targets.length >= 20, `${targets.length} links`);
+  for (const t of targets) {
+    if (/^[a-z]+:/i.test(t) || t.startsWith('#')) continue;
+    const path = t.split('#')[0];
+    assert.ok(existsSync(join(REPO, path)), `README.md links ${t}, and ${path} is missing`);
+  }
+});
+
 test('every page of the book is in SUMMARY.md, and every page it lists exists', () => {
   const summary = readFileSync(join(SRC, 'SUMMARY.md'), 'utf8');
   const listed = [...summary.matchAll(/\]\(([^)]+\.md)\)/g)].map((m) => m[1]);
