@@ -1,4 +1,5 @@
-// Every ```js and ```ts block of the README, docs/*.md and the READMEs of the npm packages is
+// Every ```js and ```ts block of the README, docs/*.md, the book (book/src) and the READMEs of the
+// npm packages is
 // type-checked with `tsc --strict` (as an ES module in TypeScript: a JS snippet must also be
 // valid TypeScript, since that is how a TypeScript user pastes it) and then run with Node, in a
 // scratch folder at the repository root (so `shr-wasm` and the workspace packages resolve).
@@ -9,15 +10,29 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The book's own pages (book/src/**.md); its symbolic links are files listed here already. */
+function bookPages(dir = 'book/src') {
+  if (!existsSync(join(REPO, dir))) return [];
+  return readdirSync(join(REPO, dir)).sort().flatMap((name) => {
+    const rel = `${dir}/${name}`;
+    const st = lstatSync(join(REPO, rel));
+    if (st.isSymbolicLink()) return [];
+    if (st.isDirectory()) return bookPages(rel);
+    return name.endsWith('.md') ? [rel] : [];
+  });
+}
+
 const FILES = [
   'README.md',
   ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  ...bookPages(),
   'crates/wasm/README.md',
   ...['shr-tools', 'shr-ai-sdk', 'shr-langchain', 'shr-otel'].map((p) => `packages/${p}/README.md`),
 ].filter((f) => existsSync(join(REPO, f)));
@@ -51,7 +66,7 @@ function run(cmd, args, opts) {
 
 test('the docs have snippets to check', () => {
   assert.ok(all.length >= 5, `${all.length} snippets in ${FILES.join(', ')}`);
-  for (const f of ['README.md', 'docs/adoption.md']) assert.ok(all.some((s) => s.file === f), `${f} has a snippet`);
+  for (const f of ['README.md', 'docs/adoption.md', 'book/src/guides/js-agent.md']) assert.ok(all.some((s) => s.file === f), `${f} has a snippet`);
 });
 
 test('every README/docs snippet type-checks with tsc --strict and runs', async (t) => {

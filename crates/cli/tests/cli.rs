@@ -145,28 +145,24 @@ fn perturb_and_cyclic_print_their_matrices() {
     assert!(!ok && err.contains("--tasks takes a whole number"), "{err}");
 }
 
-/// The README's ToolMaze section shows what `shr perturb` prints: every table row in it is a row
-/// of the command's output (the README's own run, defaults: 50 tasks, seed 2026).
+/// The book's ToolMaze page shows what `shr perturb` prints: every table row in it is a row of
+/// the command's output (the page's own run, defaults: 50 tasks, seed 2026).
 #[test]
-fn readme_perturbation_tables_are_the_command_output() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let section = readme
-        .split("\n## Beyond outages: the ToolMaze fault model\n")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("the README's ToolMaze section");
+fn book_perturbation_tables_are_the_command_output() {
+    let page = concat!(env!("CARGO_MANIFEST_DIR"), "/../../book/src/evaluation/toolmaze.md");
+    let section = std::fs::read_to_string(page).unwrap();
     let (ok, out, _) = shr(&["perturb"]);
     assert!(ok);
     let printed: std::collections::BTreeSet<&str> = out.lines().collect();
     let rows: Vec<&str> = section.lines().filter(|l| l.starts_with('|')).collect();
     assert!(rows.len() > 40, "{} table rows", rows.len());
     for row in rows {
-        assert!(printed.contains(row), "README row not printed by `shr perturb`:\n{row}");
+        assert!(printed.contains(row), "a row of the page not printed by `shr perturb`:\n{row}");
     }
-    // The cells' caption, as printed (the README wraps its lines).
+    // The cells' caption, as printed (the page wraps its lines).
     let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let caption = out.lines().find(|l| l.starts_with("Cells: TSR / PRR / RC")).expect("the caption");
-    assert!(words(section).contains(&words(caption)), "the README lacks the caption:\n{caption}");
+    assert!(words(&section).contains(&words(caption)), "the page lacks the caption:\n{caption}");
 }
 
 /// An id holding a terminal escape sequence is printed escaped; a graph whose costs can

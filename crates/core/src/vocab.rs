@@ -335,7 +335,9 @@ pub struct Outcome {
     /// The executed path the final plan used: completed nodes it built on, in completion order.
     /// (Until a run ends at its goal, completed work not abandoned.)
     pub path: Vec<String>,
-    /// Sum of the description costs of the edges of `path` the run traversed.
+    /// Sum over the edges of `path` the run traversed of `cost x base_cost` of the node each
+    /// enters: the executed path's price without health factors (docs/graph-format.md, "What a
+    /// cost means").
     pub cost: f64,
     /// Completed tools no plan built on in the end (branched back past), in completion order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
