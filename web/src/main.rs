@@ -12,6 +12,7 @@ mod lanes;
 mod layout;
 mod minimap;
 mod model;
+mod moment;
 mod panels;
 mod pickers;
 mod present;
