@@ -105,6 +105,7 @@ pub fn App() -> impl IntoView {
                 <GraphView />
                 <Player />
                 <Narration />
+                <crate::reasons::Reasons />
                 <crate::fleet::FleetNote />
                 <LaneTrace />
                 <Legend />

@@ -16,6 +16,7 @@ mod moment;
 mod panels;
 mod pickers;
 mod present;
+mod reasons;
 mod replay;
 mod share;
 mod state;
