@@ -12,7 +12,7 @@ use shr_core::BreakerState;
 use crate::layout::{self, Direction, Engine, Layout, LABEL_LINE_H, NODE_H, NODE_W};
 use crate::minimap::Minimap;
 use crate::model::{label_lines, num, ToolState, View};
-use crate::state::Page;
+use crate::state::{ClickMode, Page};
 use crate::timeline::Moment;
 use crate::viewport::{self, Viewport};
 
@@ -450,19 +450,20 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     } else {
         view! { <ellipse cx="0" cy="0" rx=HALF_W ry=HALF_H /> }.into_any()
     };
-    let interactive = node.tool;
-    let click_id = id.clone();
-    let key_id = id.clone();
+    // Tools fail and probe; any node can be made the start or the goal (crate::editor).
+    let (tool, reason) = (node.tool, node.reason().is_some());
+    let interactive = move || tool || matches!(page.mode.get(), ClickMode::Start | ClickMode::Goal);
+    let (click_id, key_id) = (id.clone(), id.clone());
     view! {
         <g class=class data-node=id transform=format!("translate({x},{y})")
-            tabindex=if interactive || node.reason().is_some() { "0" } else { "-1" }
-            role=if interactive { "button" } else { "img" }
+            tabindex=move || if interactive() || reason { "0" } else { "-1" }
+            role=move || if interactive() { "button" } else { "img" }
             aria-label=aria
-            on:click=move |_| if interactive { page.click_tool(&click_id) }
+            on:click=move |_| crate::editor::click_node(page, &click_id, tool)
             on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                if interactive && (ev.key() == "Enter" || ev.key() == " ") {
+                if ev.key() == "Enter" || ev.key() == " " {
                     ev.prevent_default();
-                    page.click_tool(&key_id);
+                    crate::editor::click_node(page, &key_id, tool);
                 }
             }>
             {shape}
