@@ -108,6 +108,7 @@ pub fn App() -> impl IntoView {
                 <crate::reasons::Reasons />
                 <crate::fleet::FleetNote />
                 <LaneTrace />
+                <crate::side::SideBySide />
                 <Legend />
             </section>
             <aside class="panels">

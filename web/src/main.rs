@@ -19,6 +19,7 @@ mod present;
 mod reasons;
 mod replay;
 mod share;
+mod side;
 mod state;
 mod story;
 mod timeline;
