@@ -138,8 +138,9 @@ fn drawing(v: &View, l: &Layout, m: &Moment) -> String {
             }
         }
         out.push_str(&format!(
-            r#"" data-node="{}"><rect x="{:.0}" y="{:.0}" width="{:.0}" height="{:.0}" rx="8"/></g>"#,
+            r#"" data-node="{}"><title>{}</title><rect x="{:.0}" y="{:.0}" width="{:.0}" height="{:.0}" rx="8"/></g>"#,
             esc(g.id(n)),
+            esc(g.node(n).label()),
             r.x,
             r.y,
             r.w,
@@ -242,7 +243,8 @@ pub fn SideBySide() -> impl IntoView {
             let status = match (done, report, m.focus) {
                 (true, Some(r), _) => ending(&v, r),
                 (_, _, Some(f)) => format!("at {}", v.graph.node(f).label()),
-                _ => "starting".to_string(),
+                _ if t == 0 => "starting".to_string(),
+                _ => "deciding what to do next".to_string(),
             };
             out.push_str(&format!(
                 r#"<figure class="side-lane{}" data-testid="side-{}"><figcaption><b>{name}</b><span class="side-counts"> LLM calls <b data-testid="side-llm">{llm}</b> · tool calls <b data-testid="side-tools">{tools}</b></span><span class="side-status" data-testid="side-status">{}</span></figcaption>{}</figure>"#,
