@@ -27,7 +27,10 @@ import { gzipSync } from 'node:zlib';
  * cyclic and ToolMaze views (issue 44: their own runs, no longer SHR's re-priced) took 12 KB;
  * with the finished route drawn as the executed path (abandoned work off it), 563,188; its
  * budget is 564,000, and issue 48 measures the page by the time to its first drawn graph. */
-export const BUDGET = { npm: 312_000, page: 564_000 };
+export const BUDGET = { npm: 312_000, page: 575_500 };
+// Page 575,500 (was 564,000; issue 48 made its target the time to first draw): measured 574,675,
+// +11.4 KB for side by side (the three executors at once, ~6 KB), the reasons of a discovered
+// graph (issue 47) and start and goal set by clicking (~5 KB), all of it markup set whole.
 
 /** Asserts that the module at `path`, gzipped, is within `budget` bytes. */
 export function assertWithinBudget(path, budget) {

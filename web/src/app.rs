@@ -105,8 +105,10 @@ pub fn App() -> impl IntoView {
                 <GraphView />
                 <Player />
                 <Narration />
+                <crate::reasons::Reasons />
                 <crate::fleet::FleetNote />
                 <LaneTrace />
+                <crate::side::SideBySide />
                 <Legend />
             </section>
             <aside class="panels">

@@ -11,16 +11,38 @@ use shr_core::{GraphSpec, ToolGraph};
 use shr_eval::scenario::Scenario;
 
 use crate::model::{num, Setup, Source};
-use crate::state::Page;
+use crate::state::{ClickMode, Page};
 
 /// One edit of a description; `Err` says why it cannot apply.
 pub enum Edit {
-    AddTool { id: String, label: String },
+    AddTool {
+        id: String,
+        label: String,
+    },
     RemoveTool(String),
-    Label { id: String, label: String },
-    AddEdge { from: String, to: String, cost: f64 },
-    RemoveEdge { from: String, to: String },
-    Cost { from: String, to: String, cost: f64 },
+    Label {
+        id: String,
+        label: String,
+    },
+    AddEdge {
+        from: String,
+        to: String,
+        cost: f64,
+    },
+    RemoveEdge {
+        from: String,
+        to: String,
+    },
+    Cost {
+        from: String,
+        to: String,
+        cost: f64,
+    },
+    /// Where the run starts (`true`) or what it must reach (`false`).
+    End {
+        id: String,
+        start: bool,
+    },
 }
 
 fn edge_pos(spec: &GraphSpec, from: &str, to: &str) -> Result<usize, String> {
@@ -91,6 +113,12 @@ pub fn apply(spec: &mut GraphSpec, edit: Edit) -> Result<(), String> {
             let i = edge_pos(spec, &from, &to)?;
             spec.edges[i].cost = cost;
         }
+        Edit::End { id, start } => {
+            if !spec.nodes.iter().any(|n| n.id == id) {
+                return Err(format!("there is no node `{id}`"));
+            }
+            *if start { &mut spec.start } else { &mut spec.goal } = Some(id);
+        }
     }
     Ok(())
 }
@@ -153,6 +181,20 @@ fn kept(base: &Scenario, graph: ToolGraph) -> (Scenario, Vec<&'static str>) {
         lost.push("its static workflow (a step calls a tool no longer there)");
     }
     sc.failures.retain(|f| has(&f.tool));
+    let ends = |g: &ToolGraph| (g.id(g.start()).to_string(), g.id(g.goal()).to_string());
+    if ends(&base.graph) != ends(&graph) {
+        // Another start or goal: the task is the new one, told to the ReAct agent as such.
+        if !sc.story.is_empty() {
+            sc.story.clear();
+            lost.push("its story (told for another start and goal)");
+        }
+        if !sc.workflow.steps.is_empty() {
+            sc.workflow.steps.clear();
+            lost.push("its static workflow (coded for another start and goal)");
+        }
+        let fresh = Scenario::from_graph(graph.clone());
+        (sc.expected, sc.react) = (fresh.expected, fresh.react);
+    }
     sc.graph = graph;
     (sc, lost)
 }
@@ -181,6 +223,59 @@ fn show_edited(page: Page, graph: ToolGraph) -> Vec<&'static str> {
     lost
 }
 
+/// Where the editor says what an edit did, or why it did not apply.
+#[derive(Clone, Copy)]
+struct EditorSays {
+    message: RwSignal<String>,
+    error: RwSignal<String>,
+}
+
+thread_local! {
+    /// The editor's words, for edits made by a click on the graph too.
+    static SAYS: std::cell::Cell<Option<EditorSays>> = const { std::cell::Cell::new(None) };
+}
+
+/// Applies an edit to the graph shown, validated by shr-core like an import, and says so.
+fn run_edit(page: Page, edit: Edit) {
+    let says = SAYS.get();
+    let say = |message: String, error: String| {
+        if let Some(s) = says {
+            s.message.set(message);
+            s.error.set(error);
+        }
+    };
+    let mut spec = page.view.with_untracked(|v| v.0.graph.to_spec());
+    let result = apply(&mut spec, edit).and_then(|()| {
+        ToolGraph::from_spec(spec)
+            .map_err(|e| e.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))
+    });
+    match result {
+        Ok(graph) => {
+            let counts = format!("Edited: {} nodes, {} edges.", graph.node_count(), graph.edge_count());
+            let lost = show_edited(page, graph);
+            let kept = if lost.is_empty() {
+                String::new()
+            } else {
+                format!(" No longer shown: {}.", lost.join("; "))
+            };
+            say(format!("{counts}{kept} The link in the address bar holds this graph."), String::new());
+        }
+        Err(e) => say(String::new(), e),
+    }
+}
+
+/// A click (or Enter) on a node of the graph: in the start or goal mode it moves the run's start
+/// or goal there (any node), else it fails / probes the tool ([`Page::click_tool`]).
+pub fn click_node(page: Page, id: &str, tool: bool) {
+    let ends = page.setup.with_untracked(|s| s.source.takes_failures());
+    match page.mode.get_untracked() {
+        ClickMode::Start if ends => run_edit(page, Edit::End { id: id.to_string(), start: true }),
+        ClickMode::Goal if ends => run_edit(page, Edit::End { id: id.to_string(), start: false }),
+        _ if tool => page.click_tool(id),
+        _ => {}
+    }
+}
+
 fn value(r: &NodeRef<Input>) -> String {
     r.get_untracked().map(|e| e.value()).unwrap_or_default()
 }
@@ -204,31 +299,8 @@ pub fn Editor() -> impl IntoView {
         NodeRef::<Input>::new(),
     );
     let export = RwSignal::new(String::new());
-
-    let run = move |edit: Edit| {
-        let mut spec = page.view.with_untracked(|v| v.0.graph.to_spec());
-        let result = apply(&mut spec, edit).and_then(|()| {
-            ToolGraph::from_spec(spec)
-                .map_err(|e| e.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))
-        });
-        match result {
-            Ok(graph) => {
-                error.set(String::new());
-                let counts = format!("Edited: {} nodes, {} edges.", graph.node_count(), graph.edge_count());
-                let lost = show_edited(page, graph);
-                let kept = if lost.is_empty() {
-                    String::new()
-                } else {
-                    format!(" No longer shown: {}.", lost.join("; "))
-                };
-                message.set(format!("{counts}{kept} The link in the address bar holds this graph."));
-            }
-            Err(e) => {
-                message.set(String::new());
-                error.set(e);
-            }
-        }
-    };
+    SAYS.set(Some(EditorSays { message, error }));
+    let run = move |edit: Edit| run_edit(page, edit);
     let edge_of = move || {
         let v = choice(&edge_sel);
         v.split_once("->").map(|(a, b)| (a.to_string(), b.to_string()))
@@ -279,6 +351,8 @@ pub fn Editor() -> impl IntoView {
                 <input node_ref=label_in data-testid="edit-label" placeholder="new label" aria-label="New label" />
                 <button data-testid="edit-set-label" on:click=move |_| run(Edit::Label { id: choice(&node_sel), label: value(&label_in) })>"Set label"</button>
                 <button data-testid="edit-remove-tool" on:click=move |_| run(Edit::RemoveTool(choice(&node_sel)))>"Remove tool"</button>
+                <button data-testid="edit-set-start" on:click=move |_| run(Edit::End { id: choice(&node_sel), start: true })>"Make it the start"</button>
+                <button data-testid="edit-set-goal" on:click=move |_| run(Edit::End { id: choice(&node_sel), start: false })>"Make it the goal"</button>
             </div>
             <div class="edit-row">
                 <input node_ref=new_id data-testid="edit-new-id" placeholder="new tool id" aria-label="New tool id" />

@@ -12,7 +12,7 @@ use shr_core::BreakerState;
 use crate::layout::{self, Direction, Engine, Layout, LABEL_LINE_H, NODE_H, NODE_W};
 use crate::minimap::Minimap;
 use crate::model::{label_lines, num, ToolState, View};
-use crate::state::Page;
+use crate::state::{ClickMode, Page};
 use crate::timeline::Moment;
 use crate::viewport::{self, Viewport};
 
@@ -281,8 +281,15 @@ fn edge_view(d: &Drawing, e: usize) -> impl IntoView {
     };
     let revisits = move || replay.moment.with(|m| m.revisits.get(&e).copied());
     let name = format!("{}->{}", g.id(edge.from), g.id(edge.to));
+    // A proposed edge's reason (issue 47): a tooltip, and in words under the graph on focus
+    // (crate::reasons listens).
+    let reason = g.edge_reason(e).map(str::to_string);
+    let aria = reason.as_ref().map(|_| format!("Edge {}", crate::reasons::edge_name(g, e)));
+    let (tab, role) = (reason.as_ref().map(|_| "0"), reason.as_ref().map(|_| "img"));
     view! {
-        <g class=class data-edge=name>
+        <g class=class data-edge=name tabindex=tab role=role
+            aria-label=aria>
+            {reason.map(|r| view! { <title>{r}</title> })}
             <path d=d_attr />
             <text class="cost" x=mx y=my text-anchor="middle">{move || cost_text(cost, label_weight())}</text>
             {move || revisits().map(|n| view! { <text class="revisits" x=mx y=my + LABEL_LINE_H text-anchor="middle">{format!("↺×{n}")}</text> })}
@@ -407,7 +414,12 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     let cut = label_lines(node.label(), 16).last().is_some_and(|l| l.ends_with('…'));
     let tooltip = match start_state {
         ToolState::Perturbed => d.perturbation.as_ref().map(|(name, what)| format!("{name}: {what}")),
-        _ => cut.then(|| node.label().to_string()),
+        // A proposed graph's reason (issue 47), after the label when the box cuts it.
+        _ => match (cut, node.reason()) {
+            (true, Some(r)) => Some(format!("{}: {r}", node.label())),
+            (false, Some(r)) => Some(r.to_string()),
+            (cut, None) => cut.then(|| node.label().to_string()),
+        },
     };
     // The band over the box that ELK keeps free: the strike, the visit count.
     let band = move || {
@@ -438,19 +450,20 @@ fn node_view(d: &Drawing, v: usize) -> impl IntoView {
     } else {
         view! { <ellipse cx="0" cy="0" rx=HALF_W ry=HALF_H /> }.into_any()
     };
-    let interactive = node.tool;
-    let click_id = id.clone();
-    let key_id = id.clone();
+    // Tools fail and probe; any node can be made the start or the goal (crate::editor).
+    let (tool, reason) = (node.tool, node.reason().is_some());
+    let interactive = move || tool || matches!(page.mode.get(), ClickMode::Start | ClickMode::Goal);
+    let (click_id, key_id) = (id.clone(), id.clone());
     view! {
         <g class=class data-node=id transform=format!("translate({x},{y})")
-            tabindex=if interactive { "0" } else { "-1" }
-            role=if interactive { "button" } else { "img" }
+            tabindex=move || if interactive() || reason { "0" } else { "-1" }
+            role=move || if interactive() { "button" } else { "img" }
             aria-label=aria
-            on:click=move |_| if interactive { page.click_tool(&click_id) }
+            on:click=move |_| crate::editor::click_node(page, &click_id, tool)
             on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                if interactive && (ev.key() == "Enter" || ev.key() == " ") {
+                if ev.key() == "Enter" || ev.key() == " " {
                     ev.prevent_default();
-                    page.click_tool(&key_id);
+                    crate::editor::click_node(page, &key_id, tool);
                 }
             }>
             {shape}

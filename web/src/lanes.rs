@@ -207,9 +207,7 @@ fn reach(g: &ToolGraph, path: &mut Vec<NodeIx>, v: NodeIx) {
 /// the edges between them, the tools it saw fail, the tool of the step just taken.
 pub fn moment(g: &ToolGraph, steps: &[LaneStep], k: usize) -> Moment {
     let k = k.min(steps.len());
-    let mut m = Moment::default();
-    m.position = k;
-    m.finished = k == steps.len();
+    let mut m = Moment { position: k, finished: k == steps.len(), ..Moment::default() };
     for s in &steps[..k] {
         if let Some((v, false)) = s.call {
             m.breakers.insert(v, BreakerState::Open);

@@ -75,9 +75,11 @@ pub fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
             <Show when=move || kind() == 2><PerturbControls library=library /></Show>
             <Show when=move || kind() == 0>
                 <fieldset class="mode">
-                    <legend>"Clicking a tool"</legend>
-                    <ModeChoice mode=ClickMode::Fail testid="mode-fail" text=" fails / restores it" />
+                    <legend>"Clicking a node"</legend>
+                    <ModeChoice mode=ClickMode::Fail testid="mode-fail" text=" fails / restores the tool" />
                     <ModeChoice mode=ClickMode::Probe testid="mode-probe" text=" sets it half-open (probing)" />
+                    <ModeChoice mode=ClickMode::Start testid="mode-start" text=" makes it the start" />
+                    <ModeChoice mode=ClickMode::Goal testid="mode-goal" text=" makes it the goal" />
                 </fieldset>
             </Show>
         </div>

@@ -35,6 +35,9 @@ pub enum ClickMode {
     Fail,
     /// Put a tool's breaker half-open (probing), or close it again.
     Probe,
+    /// Make any node the run's start, or its goal (an edit of the graph).
+    Start,
+    Goal,
 }
 
 /// The failed tools as set: the clicks so far, or the source's own failures before any click.
@@ -82,6 +85,7 @@ impl Page {
                 // The tab's router follows (crate::fleet), and publishes its health deltas.
                 self.set_failed(id, failed);
             }
+            ClickMode::Start | ClickMode::Goal => {}
             ClickMode::Probe => {
                 self.ghost.set(self.replay.moment.with_untracked(|m| m.route_edges.clone()));
                 self.setup.update(|s| {

@@ -105,3 +105,9 @@ pub fn log_line(e: &EventKind) -> Option<(&'static str, String)> {
         other => ("signal", other.name().to_string()),
     })
 }
+
+/// Text for HTML: the page's markup built as a string (names and labels come from imported
+/// graphs, so `<`, `&` and quotes are escaped).
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
