@@ -264,6 +264,7 @@ test('with no shr-wasm installed the gateway says so in one line; --export-graph
   cpSync(join(PKG, 'src'), join(bare, 'src'), { recursive: true });
   writeFileSync(join(bare, 'package.json'), '{"type": "module"}');
   symlinkSync(fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/sdk', import.meta.url)), join(bare, 'node_modules', '@modelcontextprotocol', 'sdk'));
+  symlinkSync(fileURLToPath(new URL('../../node_modules/zod', import.meta.url)), join(bare, 'node_modules', 'zod'));
   const run = (...args) => new Promise((resolve) => {
     const p = spawn(process.execPath, [join(bare, 'src', 'cli.mjs'), '--config', healthyConfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
     let out = '';
