@@ -7,7 +7,7 @@ use shr_eval::scenario::Scenario;
 
 use crate::state::Page;
 
-pub use crate::share::{parse, PAGE_MAX_BYTES, PAGE_MAX_NODES};
+pub use crate::share::parse;
 
 #[component]
 pub fn ImportExport() -> impl IntoView {

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use shr_core::NodeIx;
 
-use crate::lanes::{available, path, steps, Lane};
+use crate::lanes::{available, steps, Lane};
 use crate::layout::{Layout, NODE_H};
 use crate::state::Page;
 
