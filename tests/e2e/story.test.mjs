@@ -79,7 +79,7 @@ test("ReAct's replay steps equal its recorded LLM calls, for every scenario of t
   const ids = await page.$$eval('[data-testid="scenario"] option', (os) => os.map((o) => o.value).filter((v) => /^[SMT]\d+$/.test(v)));
   const onDisk = readdirSync(SCENARIOS).map((f) => f.match(/^([SMT]\d+)\.json$/)?.[1]).filter(Boolean);
   assert.deepEqual([...ids].sort(), onDisk.sort(), 'the picker offers every scenario of the pack');
-  assert.equal(ids.length, 19);
+  assert.ok(ids.length >= 19, "the paper's 19 at least");
   for (const id of ids) {
     await pick(page, id);
     // The recorded count: ReAct's report in the table, once SHR's replay is over. eval counts it

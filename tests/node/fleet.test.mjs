@@ -169,6 +169,17 @@ test('misspelt options, a bad namespace and the default origin are refused, nami
     await assert.rejects(redisBus({ url: 'redis://127.0.0.1:1', namespace: ns }), bad(/`namespace`/), JSON.stringify(ns));
   }
   await assert.rejects(redisBus({ namespace: 'pay*' }), bad(/no glob character/));
+  // Wrong types and ranges, each named (the zod schemas of order.mjs).
+  const url = 'redis://127.0.0.1:1';
+  await assert.rejects(redisBus({ url: 'rediss://127.0.0.1:1', namespace: 'a', tls: [] }), bad(/`tls` must be an object/));
+  await assert.rejects(redisBus({ url, namespace: 'a', username: '' }), bad(/`username` must be a non-empty string/));
+  await assert.rejects(redisBus({ url, namespace: 'a', bufferLimit: 1.5 }), bad(/`bufferLimit` must be a positive integer/));
+  await assert.rejects(redisBus({ url: 5, namespace: 'a' }), bad(/`url`/));
+  await assert.rejects(joinFleet(r, hub.bus(), { windowMs: 1.5, key: KEY }), bad(/`windowMs` must be a whole number/));
+  await assert.rejects(joinFleet(r, hub.bus(), { flushMs: Infinity, key: KEY }), bad(/`flushMs` must be a positive number, got null/));
+  for (const opts of [null, [], 'x']) assert.throws(() => memoryHub(opts), bad(/options must be an object/), JSON.stringify(opts));
+  assert.throws(() => memoryHub({ delayMs: -1 }), bad(/`delayMs`/));
+  assert.throws(() => broadcastBus('x', { snapshotMs: '5' }), bad(/`snapshotMs` must be a positive number, got "5"/));
 });
 
 test('configureFleet takes the evidence settings, strictly', () => {

@@ -237,16 +237,25 @@ test('over HTTP, /metrics is Prometheus text of the router and the gateway', { t
     const timer = setTimeout(() => reject(new Error('no URL in 20 s')), 20_000);
     proc.stdout.once('data', (d) => { clearTimeout(timer); resolve(new URL(String(d).trim())); });
   });
-  const body = await new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port: url.port, path: '/metrics' }, (res) => {
+  const get = (path, headers = {}) => new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port: url.port, path, headers }, (res) => {
       let s = '';
       res.on('data', (d) => { s += d; });
       res.on('end', () => resolve({ status: res.statusCode, s }));
     }).on('error', reject).end();
   });
+  const body = await get('/metrics');
   assert.equal(body.status, 200);
   assert.match(body.s, /shr_tool_calls_total\{tool="pay__refund"\} 0/);
   assert.match(body.s, /shr_gateway_upstream_up\{server="pay"\} 1/);
+  // DNS rebinding: a page on another name that resolves here is refused, whatever the path.
+  for (const host of ['evil.example', `evil.example:${url.port}`, '127.0.0.1.evil.example', 'localhost@evil.example']) {
+    const forged = await get('/metrics', { host });
+    assert.equal(forged.status, 403, host);
+    assert.equal(JSON.parse(forged.s).error.code, -32000, host);
+  }
+  assert.equal((await get('/mcp', { host: 'evil.example' })).status, 403);
+  assert.equal((await get('/metrics', { host: `localhost:${url.port}` })).status, 200);
 });
 
 test('with no shr-wasm installed the gateway says so in one line; --export-graph needs none', { timeout: 60_000 }, async () => {
@@ -255,6 +264,7 @@ test('with no shr-wasm installed the gateway says so in one line; --export-graph
   cpSync(join(PKG, 'src'), join(bare, 'src'), { recursive: true });
   writeFileSync(join(bare, 'package.json'), '{"type": "module"}');
   symlinkSync(fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/sdk', import.meta.url)), join(bare, 'node_modules', '@modelcontextprotocol', 'sdk'));
+  symlinkSync(fileURLToPath(new URL('../../node_modules/zod', import.meta.url)), join(bare, 'node_modules', 'zod'));
   const run = (...args) => new Promise((resolve) => {
     const p = spawn(process.execPath, [join(bare, 'src', 'cli.mjs'), '--config', healthyConfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
     let out = '';

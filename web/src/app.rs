@@ -11,7 +11,8 @@ use shr_eval::scenario::{self, Scenario};
 use crate::editor::Editor;
 use crate::graph_view::GraphView;
 use crate::io::ImportExport;
-use crate::lanes::{Lane, LaneSwitch, LaneTrace};
+use crate::lane_view::{LaneSwitch, LaneTrace};
+use crate::lanes::Lane;
 use crate::model::View;
 use crate::panels::{Counters, Escalations, EventLog, MonitorPanel, RouteSummary};
 use crate::pickers::ScenarioPicker;
@@ -37,7 +38,7 @@ pub fn App() -> impl IntoView {
             .and_then(|json| crate::io::parse(&json).map(drop).map_err(|p| p.join("; ")))
             .err()
     });
-    let setup = RwSignal::new(initial(&library, &first));
+    let setup = RwSignal::new(initial(&library, &first, crate::story::TOUR[0]));
     let view = Memo::new(move |_| Shared(Arc::new(View::new(&setup.get()))));
     let replay = Replay::new(view);
     let page = Page {

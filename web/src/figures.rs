@@ -4,8 +4,6 @@
 
 use shr_core::event::{Event, EventKind};
 
-use crate::model::num;
-
 /// The run's figures at the moment a story step is told.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Facts {
@@ -111,4 +109,15 @@ pub fn fill(text: &str, f: &Facts) -> String {
         }
     }
     out.join(" ")
+}
+
+/// A number for people: integers without decimals, infinity as ∞.
+pub fn num(x: f64) -> String {
+    if !x.is_finite() {
+        "∞".into()
+    } else if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.1}")
+    }
 }

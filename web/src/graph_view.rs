@@ -207,7 +207,7 @@ fn render(page: Page, view: Arc<View>, layout: Arc<Layout>, vp: Viewport) -> imp
             <g class="viewport" transform=move || vp.transform()>
                 <g class="edges">{edges}</g>
                 <g class="nodes">{nodes}</g>
-                {crate::lanes::overlay(d_page, d_layout)}
+                {crate::lane_view::overlay(d_page, d_layout)}
             </g>
         </svg>
     }

@@ -3,39 +3,11 @@
 
 use leptos::html::Textarea;
 use leptos::prelude::*;
-use shr_core::ToolGraph;
 use shr_eval::scenario::Scenario;
 
 use crate::state::Page;
 
-/// The page draws at most this many nodes; larger graphs are routed by `shr route` or the wasm
-/// API. SVG with one focusable group per tool stays responsive up to about this size.
-pub const PAGE_MAX_NODES: usize = 2_000;
-
-/// The largest description the page parses: far more than 2,000 nodes take, and small enough
-/// that a pasted 48 MiB file is refused before anything is built from it.
-pub const PAGE_MAX_BYTES: usize = 4 << 20;
-
-/// Parses a description for the page: its size first, the core's validation, then the page's
-/// own node limit.
-pub fn parse(text: &str) -> Result<ToolGraph, Vec<String>> {
-    if text.len() > PAGE_MAX_BYTES {
-        return Err(vec![format!(
-            "the description is {:.1} MiB; the page imports at most {} MiB (route larger graphs with `shr route` or the wasm API)",
-            text.len() as f64 / (1 << 20) as f64,
-            PAGE_MAX_BYTES >> 20
-        )]);
-    }
-    let graph = ToolGraph::from_json(text)
-        .map_err(|e| e.problems.iter().map(|p| p.to_string()).collect::<Vec<_>>())?;
-    if graph.node_count() > PAGE_MAX_NODES {
-        return Err(vec![format!(
-            "the graph has {} nodes; the page draws at most {PAGE_MAX_NODES} (route larger graphs with `shr route` or the wasm API)",
-            graph.node_count()
-        )]);
-    }
-    Ok(graph)
-}
+pub use crate::share::parse;
 
 #[component]
 pub fn ImportExport() -> impl IntoView {

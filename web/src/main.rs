@@ -8,6 +8,7 @@ mod figures;
 mod fleet;
 mod graph_view;
 mod io;
+mod lane_view;
 mod lanes;
 mod layout;
 mod minimap;

@@ -13,6 +13,7 @@ use shr_eval::scenario::{
     self, EscalationRecord, Executor, FailureSpec, ReactStep, RunReport, Scenario, WorkflowMove,
 };
 
+pub use crate::figures::num;
 use crate::figures::{fill, Facts};
 use crate::timeline::{Moment, Timeline};
 
@@ -405,15 +406,4 @@ pub fn layout(graph: &ToolGraph) -> Vec<(f64, f64)> {
             }
         })
         .collect()
-}
-
-/// A number for people: integers without decimals, infinity as ∞.
-pub fn num(x: f64) -> String {
-    if !x.is_finite() {
-        "∞".into()
-    } else if (x - x.round()).abs() < 1e-9 {
-        format!("{}", x.round() as i64)
-    } else {
-        format!("{x:.1}")
-    }
 }

@@ -13,11 +13,6 @@ use shr_eval::perturb::Family;
 #[component]
 pub fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
     let page = expect_context::<Page>();
-    let domains = [
-        ("customer_support", "Customer support (linear pipeline)"),
-        ("travel_booking", "Travel booking (dependency DAG)"),
-        ("content_moderation", "Content moderation (parallel fan-out)"),
-    ];
     let selected = move || page.setup.with(|s| s.source.id());
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
@@ -29,9 +24,11 @@ pub fn ScenarioPicker(library: StoredValue<Library>) -> impl IntoView {
         let id2 = id.clone();
         view! { <option value=id selected=move || selected() == id2>{text}</option> }
     };
-    let groups = domains
-        .into_iter()
-        .map(|(domain, title)| {
+    // One group a domain of shr-eval's list (a domain left out of it fails its tests).
+    let groups = shr_eval::scenario::DOMAINS
+        .iter()
+        .map(|d| {
+            let (domain, title) = (d.name, d.title);
             let options = library.with_value(|l| {
                 l.pack
                     .iter()

@@ -239,18 +239,18 @@ pub fn first_visit() -> bool {
 /// The initial setup: the URL's scenario and failures, or the tour's first stop (a first visit
 /// starts with the idea, on a short run). Unknown ids in the URL are dropped rather than
 /// failing the page.
-pub fn initial(library: &Library, first: &Arc<Scenario>) -> Setup {
+pub fn initial(library: &Library, first: &Arc<Scenario>, tour_start: &str) -> Setup {
     let shared = url::read();
     // A shared graph that does not read is dropped like an unknown id.
     let imported = shared
         .graph
         .as_deref()
         .and_then(|g| crate::share::decode(g).ok())
-        .and_then(|json| crate::io::parse(&json).ok())
+        .and_then(|json| crate::share::parse(&json).ok())
         .map(|g| Source::Imported(Arc::new(Scenario::from_graph(g))));
     let source = imported
         .or_else(|| shared.scenario.as_deref().and_then(|id| library.source(id, &shared)))
-        .or_else(|| library.source(crate::story::TOUR[0], &shared))
+        .or_else(|| library.source(tour_start, &shared))
         .unwrap_or_else(|| Source::Pack(first.clone()));
     let graph = source.graph().clone();
     let known = |ids: Vec<String>| -> Vec<String> {

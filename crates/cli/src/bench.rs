@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use shr_eval::scenario::{self, Executor, ReactConfig, RunReport, Scenario};
+use shr_eval::scenario::{self, Executor, Pack, ReactConfig, RunReport, Scenario, DOMAINS, PAPER_SCENARIOS};
 
-/// The paper's Table 4 (aggregate over the 19 scenarios).
+/// The paper's Table 4 (aggregate over its 19 scenarios, [`PAPER_SCENARIOS`]).
 pub struct PaperTotals {
     pub correct: u32,
     pub llm: u32,
@@ -51,6 +51,8 @@ pub struct ReadingRuns {
 pub struct ScenarioRuns {
     pub id: String,
     pub domain: String,
+    /// The paper's pack (compared with the paper) or one of our own (its own table).
+    pub pack: Pack,
     pub title: String,
     pub paper: shr_eval::scenario::PaperFigures,
     pub shr: RunReport,
@@ -73,6 +75,7 @@ fn runs_of(s: &Scenario, react: &ReactConfig) -> ScenarioRuns {
     ScenarioRuns {
         id: s.id.clone(),
         domain: s.domain.clone(),
+        pack: s.pack,
         title: s.title.clone(),
         paper: s.paper.clone(),
         shr: scenario::run(s, Executor::Shr),
@@ -84,7 +87,9 @@ fn runs_of(s: &Scenario, react: &ReactConfig) -> ScenarioRuns {
 /// Runs the pack; with `readings`, the paper's literal readings too.
 pub fn run_all(pack: &[Scenario], react: &ReactConfig, readings: &[scenario::Reading]) -> BenchRun {
     let scenarios: Vec<ScenarioRuns> = pack.iter().map(|s| runs_of(s, react)).collect();
-    let sums: Vec<Totals> = Executor::ALL.iter().map(|&ex| totals(&scenarios, ex, None)).collect();
+    // The paper's comparisons run over the paper's pack only.
+    let paper: Vec<ScenarioRuns> = scenarios.iter().filter(|s| s.pack == Pack::Paper).cloned().collect();
+    let sums: Vec<Totals> = Executor::ALL.iter().map(|&ex| totals(&paper, ex, None)).collect();
     let (shr, react_llm) = (sums[0].llm_calls as f64, sums[1].llm_calls as f64);
     let reduction = if react_llm > 0.0 { 100.0 * (1.0 - shr / react_llm) } else { 0.0 };
     let literal: Vec<ReadingRuns> = readings
@@ -95,7 +100,7 @@ pub fn run_all(pack: &[Scenario], react: &ReactConfig, readings: &[scenario::Rea
         Vec::new()
     } else {
         // Each scenario, or the last reading of it (one reading per scenario in the pack).
-        let swapped: Vec<ScenarioRuns> = scenarios
+        let swapped: Vec<ScenarioRuns> = paper
             .iter()
             .map(|s| match literal.iter().rev().find(|r| r.of == s.id) {
                 Some(r) => r.runs.clone(),
@@ -189,28 +194,39 @@ pub fn render(run: &BenchRun) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "SHR bench: the 19 scenarios of seed 000, run by three executors on the same mock tools."
+        "SHR bench: the {} scenarios of seed 000, run by three executors on the same mock tools.",
+        PAPER_SCENARIOS.len()
     );
     let _ = writeln!(
         out,
         "Each cell is the measured figure; the paper's figure follows in parentheses where it differs."
     );
-    let domains = [
-        ("customer_support", "Table 1: Customer support (linear pipeline)"),
-        ("travel_booking", "Table 2: Travel booking (dependency DAG)"),
-        ("content_moderation", "Table 3: Content moderation (parallel fan-out)"),
-    ];
-    for (domain, title) in domains {
+    let paper = |s: &&ScenarioRuns| s.pack == Pack::Paper;
+    for d in DOMAINS {
+        let Some(table_no) = d.paper_table else { continue };
         let rows: Vec<Vec<String>> = run
             .scenarios
             .iter()
-            .filter(|s| s.domain == domain)
+            .filter(paper)
+            .filter(|s| s.domain == d.name)
             .map(|s| scenario_row(s, format!("{}: {}", s.id, s.title)))
             .collect();
-        table(&mut out, title, &SCENARIO_HEAD, &rows);
+        table(&mut out, &format!("{table_no}: {}", d.title), &SCENARIO_HEAD, &rows);
+    }
+    let extra: Vec<Vec<String>> = run
+        .scenarios
+        .iter()
+        .filter(|s| s.pack == Pack::Extra)
+        .map(|s| {
+            let domain = scenario::domain_file(&s.domain).map_or(s.domain.as_str(), |d| d.title);
+            scenario_row(s, format!("{}: {} ({domain})", s.id, s.title))
+        })
+        .collect();
+    if !extra.is_empty() {
+        table(&mut out, "Scenarios of our own (not in the paper, not in Table 4)", &SCENARIO_HEAD, &extra);
     }
     let head = ["Architecture", "Correct", "LLM reasoning", "Tools", "Recovery", "Silent fail"];
-    let n = run.scenarios.len();
+    let n = run.scenarios.iter().filter(paper).count();
     let mut rows: Vec<Vec<String>> = run.totals.iter().map(|t| total_row(t, t.executor.name(), n)).collect();
     for t in &run.literal_totals {
         rows.push(total_row(t, &format!("{} (literal readings)", t.executor.name()), n));
@@ -222,9 +238,14 @@ pub fn render(run: &BenchRun) -> String {
         run.llm_call_reduction_pct, run.totals[0].llm_calls, run.totals[1].llm_calls
     );
     let escalated: Vec<&str> =
-        run.scenarios.iter().filter(|s| s.shr.llm_calls > 0).map(|s| s.id.as_str()).collect();
-    let silent: Vec<&str> =
-        run.scenarios.iter().filter(|s| s.static_.silent_failure).map(|s| s.id.as_str()).collect();
+        run.scenarios.iter().filter(paper).filter(|s| s.shr.llm_calls > 0).map(|s| s.id.as_str()).collect();
+    let silent: Vec<&str> = run
+        .scenarios
+        .iter()
+        .filter(paper)
+        .filter(|s| s.static_.silent_failure)
+        .map(|s| s.id.as_str())
+        .collect();
     let _ = writeln!(out, "SHR asked the LLM in: {}.", escalated.join(", "));
     let _ = writeln!(out, "Static workflow failed silently in: {}.", silent.join(", "));
     if !run.literal_totals.is_empty() {
@@ -294,7 +315,11 @@ fn total_row(t: &Totals, label: &str, n: usize) -> Vec<String> {
         format!(
             "{}/{n}{}",
             t.correct,
-            if t.correct == p.correct { String::new() } else { format!(" ({}/19)", p.correct) }
+            if t.correct == p.correct {
+                String::new()
+            } else {
+                format!(" ({}/{})", p.correct, PAPER_SCENARIOS.len())
+            }
         ),
         beside(t.llm_calls, Some(p.llm)),
         beside(t.tool_calls, Some(p.tools)),

@@ -12,7 +12,9 @@ use std::time::Instant;
 use serde::Serialize;
 use shr_core::Router;
 use shr_eval::scenario::{Executor, Scenario};
-use shr_eval::sweep::{DomainSweep, SweepRecord};
+use shr_eval::sweep::{DomainSweep, SweepRecord, SweepSet};
+
+use crate::sweep::record;
 
 /// Routes timed per failure set.
 const TIMED_ROUTES: u32 = 40;
@@ -80,8 +82,32 @@ pub struct Table5 {
     pub detection: Vec<Detection>,
 }
 
-fn rec(runs: &[SweepRecord], ex: Executor) -> Option<&SweepRecord> {
-    runs.iter().find(|r| r.executor == ex)
+/// One failure set with each executor's run of it and the time of one SHR search with its
+/// tools down: what Tables 5 and 6 read, set by set.
+struct SetRuns<'a> {
+    sweep: &'a DomainSweep,
+    set: &'a SweepSet,
+    react: &'a SweepRecord,
+    static_: &'a SweepRecord,
+    shr: &'a SweepRecord,
+    search_us: f64,
+}
+
+/// Every set of every domain that all three executors ran, in sweep order; `times` is aligned
+/// with `sweeps` ([`search_times`]).
+fn set_runs<'a>(sweeps: &'a [DomainSweep], times: &'a [Vec<f64>]) -> impl Iterator<Item = SetRuns<'a>> {
+    sweeps.iter().enumerate().flat_map(move |(d, sweep)| {
+        sweep.sets.iter().enumerate().filter_map(move |(i, set)| {
+            Some(SetRuns {
+                sweep,
+                set,
+                react: record(&set.runs, Executor::React)?,
+                static_: record(&set.runs, Executor::Static)?,
+                shr: record(&set.runs, Executor::Shr)?,
+                search_us: times.get(d).and_then(|t| t.get(i)).copied().unwrap_or(0.0),
+            })
+        })
+    })
 }
 
 pub fn table5(sweeps: &[DomainSweep], times: &[Vec<f64>]) -> Table5 {
@@ -96,28 +122,17 @@ pub fn table5(sweeps: &[DomainSweep], times: &[Vec<f64>]) -> Table5 {
     let mut rows = Vec::new();
     for (name, member) in classes {
         let mut row = ComplexityRow { class: name.to_string(), ..ComplexityRow::default() };
-        for (d, sweep) in sweeps.iter().enumerate() {
-            for (i, set) in sweep.sets.iter().enumerate() {
-                if !member(set.down.len(), set.reachable) {
-                    continue;
-                }
-                let (Some(r), Some(w), Some(h)) = (
-                    rec(&set.runs, Executor::React),
-                    rec(&set.runs, Executor::Static),
-                    rec(&set.runs, Executor::Shr),
-                ) else {
-                    continue;
-                };
-                row.sets += 1;
-                row.react_llm_per_run += f64::from(r.llm_calls);
-                row.react_failed_per_run += f64::from(r.failed_calls);
-                row.static_correct_pct += f64::from(u8::from(w.correct));
-                row.static_silent_pct += f64::from(u8::from(w.silent));
-                row.shr_llm_per_run += f64::from(h.llm_calls);
-                row.shr_searches_per_run += f64::from(h.searches);
-                row.shr_failed_per_run += f64::from(h.failed_calls);
-                row.shr_search_us += times.get(d).and_then(|t| t.get(i)).copied().unwrap_or(0.0);
-            }
+        for s in set_runs(sweeps, times).filter(|s| member(s.set.down.len(), s.set.reachable)) {
+            let (r, w, h) = (s.react, s.static_, s.shr);
+            row.sets += 1;
+            row.react_llm_per_run += f64::from(r.llm_calls);
+            row.react_failed_per_run += f64::from(r.failed_calls);
+            row.static_correct_pct += f64::from(u8::from(w.correct));
+            row.static_silent_pct += f64::from(u8::from(w.silent));
+            row.shr_llm_per_run += f64::from(h.llm_calls);
+            row.shr_searches_per_run += f64::from(h.searches);
+            row.shr_failed_per_run += f64::from(h.failed_calls);
+            row.shr_search_us += s.search_us;
         }
         let n = f64::from(row.sets.max(1));
         row.react_llm_per_run /= n;
@@ -135,7 +150,7 @@ pub fn table5(sweeps: &[DomainSweep], times: &[Vec<f64>]) -> Table5 {
         .map(|&ex| {
             let mut d = Detection { executor: ex, runs_with_failure: 0, explicit: 0 };
             for set in sweeps.iter().flat_map(|s| &s.sets) {
-                if let Some(r) = rec(&set.runs, ex).filter(|r| r.failed_calls > 0) {
+                if let Some(r) = record(&set.runs, ex).filter(|r| r.failed_calls > 0) {
                     d.runs_with_failure += 1;
                     d.explicit += u32::from(!r.silent);
                 }
@@ -174,27 +189,20 @@ pub struct Table6 {
 pub fn table6(sweeps: &[DomainSweep], times: &[Vec<f64>], q: f64) -> Table6 {
     let mut rates = Rates { tool_failure_rate: q, ..Rates::default() };
     let domains = sweeps.iter().filter(|d| !d.sets.is_empty()).count().max(1) as f64;
-    for (d, sweep) in sweeps.iter().enumerate() {
+    for runs in set_runs(sweeps, times) {
+        let (sweep, set) = (runs.sweep, runs.set);
         let n = sweep.tools.len() as i32;
         let base_llm =
-            sweep.sets.first().and_then(|s| rec(&s.runs, Executor::React)).map_or(0, |r| r.llm_calls);
-        for (i, set) in sweep.sets.iter().enumerate() {
-            let k = set.down.len() as i32;
-            let w = q.powi(k) * (1.0 - q).powi(n - k) / domains;
-            let (Some(r), Some(s), Some(h)) = (
-                rec(&set.runs, Executor::React),
-                rec(&set.runs, Executor::Static),
-                rec(&set.runs, Executor::Shr),
-            ) else {
-                continue;
-            };
-            rates.tasks_meeting_failure += w * f64::from(u8::from(h.failed_calls > 0));
-            rates.react_extra_llm += w * (f64::from(r.llm_calls) - f64::from(base_llm));
-            rates.static_silent += w * f64::from(u8::from(s.silent));
-            rates.shr_llm += w * f64::from(h.llm_calls);
-            rates.shr_recovery_searches += w * f64::from(h.searches.saturating_sub(1));
-            rates.shr_search_us += w * times.get(d).and_then(|t| t.get(i)).copied().unwrap_or(0.0);
-        }
+            sweep.sets.first().and_then(|s| record(&s.runs, Executor::React)).map_or(0, |r| r.llm_calls);
+        let k = set.down.len() as i32;
+        let w = q.powi(k) * (1.0 - q).powi(n - k) / domains;
+        let (r, s, h) = (runs.react, runs.static_, runs.shr);
+        rates.tasks_meeting_failure += w * f64::from(u8::from(h.failed_calls > 0));
+        rates.react_extra_llm += w * (f64::from(r.llm_calls) - f64::from(base_llm));
+        rates.static_silent += w * f64::from(u8::from(s.silent));
+        rates.shr_llm += w * f64::from(h.llm_calls);
+        rates.shr_recovery_searches += w * f64::from(h.searches.saturating_sub(1));
+        rates.shr_search_us += w * runs.search_us;
     }
     Table6 { rates, llm_seconds: (0.3, 0.5), scales: vec![10_000, 100_000, 1_000_000] }
 }

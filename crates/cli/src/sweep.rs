@@ -4,7 +4,13 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 use shr_eval::scenario::Executor;
-use shr_eval::sweep::DomainSweep;
+use shr_eval::sweep::{DomainSweep, SweepRecord};
+
+/// The run of executor `ex` among a failure set's runs (what the sweep table and Tables 5 and 6
+/// read of each set).
+pub(crate) fn record(runs: &[SweepRecord], ex: Executor) -> Option<&SweepRecord> {
+    runs.iter().find(|r| r.executor == ex)
+}
 
 /// One executor's totals over a domain's sets (or all of them).
 #[derive(Serialize, Clone)]
@@ -39,7 +45,7 @@ pub fn totals(sweeps: &[DomainSweep]) -> Vec<SweepTotals> {
                 tool_calls: 0,
             };
             for set in group.iter().flat_map(|d| &d.sets) {
-                let Some(r) = set.runs.iter().find(|r| r.executor == ex) else { continue };
+                let Some(r) = record(&set.runs, ex) else { continue };
                 t.sets += 1;
                 t.reachable += u32::from(set.reachable);
                 t.correct += u32::from(r.correct);

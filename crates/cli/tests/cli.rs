@@ -31,8 +31,10 @@ fn bench_prints_tables_one_to_six_with_the_literal_readings() {
     for t in ["Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table 6", "Literal readings"] {
         assert!(out.contains(t), "{t} missing");
     }
-    assert_eq!(cells(&out, "Self-Healing Router ")[1], "19/19", "{out}");
-    assert_eq!(cells(&out, "Static workflow ")[1].split(' ').next(), Some("16/19"), "{out}");
+    let n = shr_eval::scenario::PAPER_SCENARIOS.len();
+    assert_eq!(cells(&out, "Self-Healing Router ")[1], format!("{n}/{n}"), "{out}");
+    let static_correct = format!("16/{n}");
+    assert_eq!(cells(&out, "Static workflow ")[1].split(' ').next(), Some(static_correct.as_str()), "{out}");
     assert!(out.contains("SHR asked the LLM in: S3, S4, S6, S7, T4, T5, M3."));
     assert!(out.contains("Static workflow failed silently in: S6, S7, T6."));
     // The literal readings, as rows beside ours: T5 as written needs no LLM call; T6 as written
@@ -50,7 +52,11 @@ fn bench_json_carries_every_run_and_the_reduction() {
     let (ok, out, _) = shr(&["bench", "--json", "-"]);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
-    assert_eq!(v["scenarios"].as_array().unwrap().len(), 19);
+    let ids: Vec<&str> = v["scenarios"].as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
+    for id in shr_eval::scenario::PAPER_SCENARIOS {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    assert!(v["scenarios"].as_array().unwrap().iter().all(|s| s["pack"] == "paper" || s["pack"] == "extra"));
     assert!(v["llm_call_reduction_pct"].as_f64().unwrap() >= 90.0);
     assert_eq!(v["scenarios"][1]["shr"]["path"][2], "razorpay");
 }
@@ -72,8 +78,8 @@ fn bench_events_prints_json_lines_of_one_scenario() {
 fn a_scenario_directory_with_a_broken_file_names_the_file_and_field() {
     let dir = std::env::temp_dir().join(format!("shr-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, text) in shr_eval::scenario::DOMAIN_FILES {
-        std::fs::write(dir.join(format!("{name}.json")), text).unwrap();
+    for d in shr_eval::scenario::DOMAINS {
+        std::fs::write(dir.join(format!("{}.json", d.name)), d.text).unwrap();
     }
     let s2 = shr_eval::scenario::SCENARIO_FILES[1].1;
     std::fs::write(dir.join("S2.json"), s2).unwrap();
@@ -96,7 +102,7 @@ fn a_scenario_directory_with_a_broken_file_names_the_file_and_field() {
 fn route_reroutes_around_failed_tools_and_escalates_without_a_path() {
     let dir = std::env::temp_dir().join(format!("shr-route-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let graph = serde_json::from_str::<serde_json::Value>(shr_eval::scenario::DOMAIN_FILES[0].1).unwrap()
+    let graph = serde_json::from_str::<serde_json::Value>(shr_eval::scenario::DOMAINS[0].text).unwrap()
         ["graph"]
         .clone();
     let path = dir.join("cs.json");
@@ -280,7 +286,8 @@ fn bench_react_error_rate_prints_the_curve_and_refuses_bad_rates() {
     assert_eq!(cells(&out, "0 ")[2], "95 (100.0%)", "p = 0: ReAct is right everywhere");
     let erring = cells(&out, "0.2 ");
     assert_ne!(erring[3], "0 (0.0%)", "p = 0.2: some silent failures");
-    assert_eq!(erring[6], "19/19", "SHR does not depend on p");
+    let n = shr_eval::scenario::PAPER_SCENARIOS.len();
+    assert_eq!(erring[6], format!("{n}/{n}"), "SHR does not depend on p");
     for bad in ["1.5", "x", "-0.1"] {
         assert_eq!(status(&["bench", "--react-error-rate", bad]), Some(2), "{bad}");
     }

@@ -17,7 +17,8 @@ fn the_curve_prints_correct_silent_and_llm_calls_per_rate_and_monitor() {
     let args = ["bench", "--monitor-error-rate", "0,0.2", "--runs", "5", "--sweep-runs", "1"];
     let (code, out, err) = shr(&args);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("SHR with erring monitors: the 19 scenarios x 5 seeds"), "{out}");
+    let n = shr_eval::scenario::PAPER_SCENARIOS.len();
+    assert!(out.contains(&format!("SHR with erring monitors: the {n} scenarios x 5 seeds")), "{out}");
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| 0")).collect();
     assert_eq!(rows.len(), 6, "{out}");
     assert!(rows[0].contains("95 (100.0%)"), "rate 0 is perfect: {}", rows[0]);

@@ -17,6 +17,9 @@ use crate::health::{BreakerState, HealthBook};
 use crate::progress::NodeState;
 use crate::Millis;
 
+mod answered;
+pub use answered::{Answered, Settles};
+
 /// Task context: values monitors read (`amount`, `request`, `known_bad`...).
 pub type Context = BTreeMap<String, Value>;
 
@@ -34,6 +37,28 @@ pub enum MonitorKind {
     Memory,
     /// The task's intent, from its request.
     Intent,
+}
+
+impl MonitorKind {
+    /// Every kind, in tie-break order (a test checks that no variant is left out).
+    pub const ALL: [MonitorKind; 5] = [
+        MonitorKind::Risk,
+        MonitorKind::ToolHealth,
+        MonitorKind::Progress,
+        MonitorKind::Memory,
+        MonitorKind::Intent,
+    ];
+
+    /// Its name in words (`"tool health"`), for a page or a table.
+    pub fn label(self) -> &'static str {
+        match self {
+            MonitorKind::Risk => "risk",
+            MonitorKind::ToolHealth => "tool health",
+            MonitorKind::Progress => "progress",
+            MonitorKind::Memory => "memory",
+            MonitorKind::Intent => "intent",
+        }
+    }
 }
 
 /// What a signal is about, which decides what the session does if it wins.
@@ -134,9 +159,11 @@ pub struct DecisionView<'a> {
     pub tool_calls: u32,
     /// The task's tool-call budget.
     pub tool_budget: u32,
-    /// Risk rules already answered by an escalation in this task.
-    pub acknowledged: &'a [bool],
-    /// Tools completed so far in order (revisits repeat), since the last thrash escalation.
+    /// The escalations already answered in this task: [`Monitors::run`] drops the signals they
+    /// settle, so a monitor need not look (custom monitors may, to skip work).
+    pub answered: &'a Answered,
+    /// Tools completed so far in order (revisits repeat), since the last answered thrash
+    /// escalation ([`Answered::history`]).
     pub history: &'a [NodeIx],
 }
 
@@ -200,7 +227,7 @@ impl Monitor for RiskMonitor {
     }
     fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
         for (i, rule) in view.graph.risk_rules().iter().enumerate() {
-            if view.acknowledged.get(i).copied().unwrap_or(false) {
+            if view.answered.rule(i) {
                 continue;
             }
             let guarded =
@@ -352,11 +379,26 @@ impl Monitors {
         self
     }
 
-    /// Runs every monitor.
+    /// Runs every monitor, then drops the signals an answered escalation settled
+    /// ([`Answered::settles`]): no monitor, built-in or not, escalates the same thing twice.
     pub fn run(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
+        let from = out.len();
         for m in &self.monitors {
             m.observe(view, out);
         }
+        let mut i = from;
+        while i < out.len() {
+            if view.answered.settles(&out[i]) {
+                out.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// The kinds of the monitors, in the order they run.
+    pub fn kinds(&self) -> Vec<MonitorKind> {
+        self.monitors.iter().map(|m| m.kind()).collect()
     }
 }
 

@@ -10,6 +10,7 @@
 extern crate alloc;
 
 pub mod cyclic;
+pub mod exhaustive;
 pub mod perturb;
 pub mod scenario;
 pub mod sweep;

@@ -187,16 +187,15 @@ fn early_done_claims_the_goal_without_its_steps_a_silent_failure() {
 
 #[test]
 fn a_catalogue_naming_a_missing_tool_is_refused_with_its_field() {
-    let text = scenario::DOMAIN_FILES[0]
-        .1
+    let text = scenario::DOMAINS[0]
+        .text
         .replace("\"tool\": \"crm\", \"description\"", "\"tool\": \"crn\", \"description\"");
     let e = scenario::Domain::from_json("customer_support", "customer_support.json", &text).unwrap_err();
     assert_eq!(e.field, "react.tools[0].tool", "{e}");
-    let text = scenario::DOMAIN_FILES[0].1.replace("\"before\": \"payment\"", "\"before\": \"paymnet\"");
+    let text = scenario::DOMAINS[0].text.replace("\"before\": \"payment\"", "\"before\": \"paymnet\"");
     let e = scenario::Domain::from_json("customer_support", "customer_support.json", &text).unwrap_err();
     assert_eq!(e.field, "react.policies[0].before", "{e}");
-    let text =
-        scenario::DOMAIN_FILES[0].1.replace("\"capability\": \"payment\"}", "\"capability\": \"pay\"}");
+    let text = scenario::DOMAINS[0].text.replace("\"capability\": \"payment\"}", "\"capability\": \"pay\"}");
     let e = scenario::Domain::from_json("customer_support", "customer_support.json", &text).unwrap_err();
     assert!(e.field.starts_with("react.goals[") || e.field.starts_with("mock_llm["), "{e}");
 }

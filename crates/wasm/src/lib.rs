@@ -146,6 +146,14 @@ impl Router {
         Ok(v)
     }
 
+    /// Method arguments: `tool` names a tool (not a waypoint); `now` is ms, or the clock's.
+    fn tool_arg(&self, tool: &JsValue) -> Result<NodeIx, ShrError> {
+        self.tool(&tool_id(tool)?)
+    }
+    fn now_arg(&self, now: &JsValue) -> Result<u64, ShrError> {
+        self.now(number_arg(now, "now", "bad_clock")?)
+    }
+
     fn health_view(&self, v: NodeIx, now: u64) -> Result<JsValue, ShrError> {
         let mut inner = self.inner.borrow_mut();
         inner.router.advance(now);
@@ -232,8 +240,8 @@ impl Router {
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<f64, JsValue> {
-        let v = self.tool(&tool_id(&tool)?)?;
-        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
+        let v = self.tool_arg(&tool)?;
+        let now = self.now_arg(now)?;
         Ok(self.update(v, health::Update::Down, now))
     }
 
@@ -245,8 +253,8 @@ impl Router {
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<f64, JsValue> {
-        let v = self.tool(&tool_id(&tool)?)?;
-        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
+        let v = self.tool_arg(&tool)?;
+        let now = self.now_arg(now)?;
         Ok(self.update(v, health::Update::Up, now))
     }
 
@@ -259,7 +267,7 @@ impl Router {
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_param_type = "RecordOutcome")] outcome: JsValue,
     ) -> Result<f64, JsValue> {
-        let v = self.tool(&tool_id(&tool)?)?;
+        let v = self.tool_arg(&tool)?;
         let (observed, now) = self.observation(&outcome)?;
         Ok(self.update(v, health::Update::Record(observed), now))
     }
@@ -271,8 +279,8 @@ impl Router {
         #[wasm_bindgen(unchecked_param_type = "string")] tool: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<JsValue, JsValue> {
-        let v = self.tool(&tool_id(&tool)?)?;
-        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
+        let v = self.tool_arg(&tool)?;
+        let now = self.now_arg(now)?;
         Ok(self.health_view(v, now)?)
     }
 
@@ -283,7 +291,7 @@ impl Router {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: &JsValue,
     ) -> Result<String, JsValue> {
-        let now = self.now(number_arg(now, "now", "bad_clock")?)?;
+        let now = self.now_arg(now)?;
         Ok(self.inner.borrow_mut().router.metrics(now))
     }
 
@@ -296,7 +304,7 @@ impl Router {
         #[wasm_bindgen(unchecked_optional_param_type = "number | null")] now: JsValue,
     ) -> Result<Session, JsValue> {
         let task = parse_task(&task)?;
-        let now = self.now(number_arg(&now, "now", "bad_clock")?)?;
+        let now = self.now_arg(&now)?;
         let run = self.inner.borrow_mut().router.start(task, now).map_err(task_error)?;
         Ok(Session { router: self.shared(), run })
     }

@@ -2,7 +2,7 @@
 // joins asks the others for their snapshot and takes what arrives within `snapshotMs`. The
 // channel's name is the fleet's namespace (required: no default). joinFleet signs with Web
 // Crypto in a browser.
-import { within, checkOptions, badOptions, positive } from './order.mjs';
+import { within, readOptions, badOptions, option } from './order.mjs';
 
 export function broadcastBus(name, opts) {
   if (typeof name !== 'string' || name === '') {
@@ -10,9 +10,8 @@ export function broadcastBus(name, opts) {
     e.code = 'namespace_required';
     throw e;
   }
-  checkOptions('broadcastBus', opts, ['snapshotMs']);
+  readOptions('broadcastBus', { snapshotMs: option.positive() }, opts);
   const { snapshotMs = 200 } = opts ?? {};
-  positive('broadcastBus', 'snapshotMs', snapshotMs);
   const channel = new BroadcastChannel(name);
   // In Node a channel keeps the process alive; a passive listener should not (browsers ignore this).
   channel.unref?.();

@@ -3,10 +3,22 @@
 // applied (the router refuses bad deltas with a code), and every change the router makes on its
 // own evidence is signed and published. Nothing here decides health: the core does,
 // deterministically; this layer decides who may speak.
-import { checkOptions, badOptions, positive, fn } from './order.mjs';
+import { readOptions, badOptions, option } from './order.mjs';
 import { sealer, fingerprint } from './sign.mjs';
 
-const OPTIONS = ['flushMs', 'onDelta', 'onPublish', 'now', 'key', 'previousKey', 'namespace', 'quorum', 'windowMs', 'maxSkewMs', 'crypto'];
+const OPTIONS = {
+  flushMs: option.positive(),
+  onDelta: option.fn,
+  onPublish: option.fn,
+  now: option.fn,
+  key: option.any,
+  previousKey: option.any,
+  namespace: option.any,
+  quorum: option.whole(1, 'an integer, 1 or more'),
+  windowMs: option.whole(0, 'a whole number of ms, 0 or more'),
+  maxSkewMs: option.whole(0, 'a whole number of ms, 0 or more'),
+  crypto: option.any,
+};
 
 /**
  * @param router a shr-wasm Router with a unique `origin` option (the default, `local`, is
@@ -27,16 +39,8 @@ const OPTIONS = ['flushMs', 'onDelta', 'onPublish', 'now', 'key', 'previousKey',
  */
 export async function joinFleet(router, bus, opts) {
   const where = 'joinFleet';
-  checkOptions(where, opts, OPTIONS);
+  readOptions(where, OPTIONS, opts);
   const { flushMs = 5, onDelta = () => {}, onPublish = () => {}, now, quorum = 2, windowMs = 0, maxSkewMs = 60_000 } = opts ?? {};
-  positive(where, 'flushMs', flushMs);
-  fn(where, 'onDelta', onDelta);
-  fn(where, 'onPublish', onPublish);
-  if (now !== undefined) fn(where, 'now', now);
-  if (!Number.isInteger(quorum) || quorum < 1) throw badOptions(`${where}: \`quorum\` must be an integer, 1 or more`);
-  for (const [k, v] of [['windowMs', windowMs], ['maxSkewMs', maxSkewMs]]) {
-    if (!Number.isInteger(v) || v < 0) throw badOptions(`${where}: \`${k}\` must be a whole number of ms, 0 or more`);
-  }
   if (!router || typeof router.applyHealthDelta !== 'function' || typeof router.drainHealthDeltas !== 'function') {
     throw badOptions(`${where}: the first argument must be a shr-wasm Router`);
   }

@@ -1,15 +1,20 @@
 // An in-memory bus for tests and simulation: members of one hub hear each other's messages
 // asynchronously (as over a network), and the hub keeps each member's latest breaker change per
 // tool for snapshots (with its age, so a late member opens a tool for the cooldown left).
-import { checkOptions, badOptions } from './order.mjs';
+import { z } from 'zod';
+import { readOptions } from './order.mjs';
+
+const OPTIONS = {
+  delayMs: z
+    .number({ error: 'must be a number of milliseconds, 0 or more' })
+    .refine((v) => Number.isFinite(v) && v >= 0, { error: 'must be a number of milliseconds, 0 or more' })
+    .optional(),
+  namespace: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }).optional(),
+};
 
 export function memoryHub(opts) {
-  checkOptions('memoryHub', opts, ['delayMs', 'namespace']);
+  readOptions('memoryHub', OPTIONS, opts);
   const { delayMs = 0, namespace = 'memory' } = opts ?? {};
-  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
-    throw badOptions('memoryHub: `delayMs` must be a number of milliseconds, 0 or more');
-  }
-  if (typeof namespace !== 'string' || namespace === '') throw badOptions('memoryHub: `namespace` must be a non-empty string');
   const members = new Set();
   // `${tool}\n${origin}` -> {message, at}: what a Redis bus keeps in its keys.
   const latest = new Map();

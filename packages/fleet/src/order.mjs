@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 // The fleet's order on deltas of one tool, the same as the core's: greater (version, origin) wins.
 export function newer(a, b) {
   if (!b) return true;
@@ -27,31 +29,40 @@ export function badOptions(message) {
 }
 
 /**
- * Checks an options object: a plain object (or nothing) whose keys are all in `known`, else a
- * `bad_options` error naming the key. A misspelt option is an error, never silently ignored.
+ * Reads an options object with zod: a plain object (or nothing) whose keys are all in `shape`
+ * and whose values pass its schemas, else a `bad_options` error naming the key (a misspelt
+ * option first: it is an error, never silently ignored). Returns the options as given.
  */
-export function checkOptions(where, options, known) {
+export function readOptions(where, shape, options) {
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw badOptions(`${where}: options must be an object`);
+  const r = z.strictObject(shape).safeParse(options);
+  if (r.success) return options;
+  const issue = r.error.issues.find((i) => i.code === 'unrecognized_keys') ?? r.error.issues[0];
+  if (issue.code === 'unrecognized_keys') {
+    throw badOptions(`${where}: unknown option \`${issue.keys[0]}\` (known: ${Object.keys(shape).join(', ')})`);
   }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw badOptions(`${where}: unknown option \`${key}\` (known: ${known.join(', ')})`);
-    }
-  }
-  return options;
+  if (issue.path.length === 0) throw badOptions(`${where}: options must be an object`);
+  throw badOptions(`${where}: \`${issue.path.join('.')}\` ${issue.message}`);
 }
 
-/** A positive finite number of milliseconds (or a count), else `bad_options` naming it. */
-export function positive(where, name, value) {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw badOptions(`${where}: \`${name}\` must be a positive number, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
+/** The option schemas the fleet's functions share (each message follows the option's name). */
+export const option = {
+  /** A positive finite number of milliseconds (or a count), at most `max`. */
+  positive: (max = Infinity) =>
+    z
+      .number({ error: (iss) => `must be a positive number, got ${JSON.stringify(iss.input)}` })
+      .refine((v) => Number.isFinite(v) && v > 0, { error: (iss) => `must be a positive number, got ${JSON.stringify(iss.input)}` })
+      .refine((v) => v <= max, { error: `must be at most ${max} ms` })
+      .optional(),
+  /** A whole number, `min` or more. */
+  whole: (min, what) => z.number({ error: `must be ${what}` }).int({ error: `must be ${what}` }).min(min, { error: `must be ${what}` }).optional(),
+  /** A function. */
+  fn: z.custom((v) => typeof v === 'function', { error: 'must be a function' }).optional(),
+  /** Anything: checked where it is used (keys, namespaces). */
+  any: z.unknown().optional(),
+};
 
-/** A function, else `bad_options` naming it. */
+/** A function, else `bad_options` naming it (a value of a map, not an option). */
 export function fn(where, name, value) {
   if (typeof value !== 'function') throw badOptions(`${where}: \`${name}\` must be a function`);
   return value;

@@ -4,9 +4,10 @@
 // probe, `probe.interval_ms` since the last one) and when to ask again. This loop only calls
 // the tool with the node's `probe.input`, with a timeout, and settles the probe: a success
 // closes the breaker (the fleet hears it), a failure opens it for another cooldown.
-import { within, checkOptions, badOptions, positive, fn } from './order.mjs';
+import { within, readOptions, badOptions, option, fn } from './order.mjs';
 
-const OPTIONS = ['timeoutMs', 'pollMs', 'now'];
+// setTimeout's limit: a longer wait would fire at once.
+const OPTIONS = { timeoutMs: option.positive(2_147_483_647), pollMs: option.positive(2_147_483_647), now: option.fn };
 
 /**
  * @param router a shr-wasm Router whose graph gives the probed tools a `probe`
@@ -18,14 +19,8 @@ const OPTIONS = ['timeoutMs', 'pollMs', 'now'];
  */
 export function startProbes(router, tools, opts) {
   const where = 'startProbes';
-  checkOptions(where, opts, OPTIONS);
+  readOptions(where, OPTIONS, opts);
   const { timeoutMs = 2000, pollMs = 1000, now } = opts ?? {};
-  for (const [k, v] of [['timeoutMs', timeoutMs], ['pollMs', pollMs]]) {
-    positive(where, k, v);
-    // setTimeout's limit: a longer wait would fire at once.
-    if (v > 2_147_483_647) throw badOptions(`${where}: \`${k}\` must be at most 2147483647 ms`);
-  }
-  if (now !== undefined) fn(where, 'now', now);
   const probed = new Set(router.toJson().nodes.filter((n) => n.probe).map((n) => n.id));
   for (const t of Object.keys(tools)) {
     fn(where, `tools.${t}`, tools[t]);

@@ -13,7 +13,8 @@
 // down is not heard by that peer. An `opened` or `closed` change is stored, so a peer that
 // missed its message reads it back from the key, with its age (the cooldown left is cut by it).
 import { createClient } from 'redis';
-import { within, checkOptions, badOptions, positive, fn } from './order.mjs';
+import { z } from 'zod';
+import { within, readOptions, badOptions, option } from './order.mjs';
 
 // Stores the envelope (with the TTL it was stored for, so a reader can tell its age) and
 // publishes it, atomically. The channel is an argument, not a key: an ACL user's key patterns
@@ -23,7 +24,18 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 redis.call('PUBLISH', ARGV[4], ARGV[1])
 return 1`;
 
-const OPTIONS = ['url', 'namespace', 'ttlMs', 'bufferLimit', 'timeoutMs', 'onError', 'username', 'password', 'tls'];
+const nonEmpty = z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }).optional();
+const OPTIONS = {
+  url: z.string({ error: 'must be a redis:// or rediss:// URL' }).regex(/^rediss?:\/\//, { error: 'must be a redis:// or rediss:// URL' }).optional(),
+  namespace: option.any,
+  ttlMs: option.positive(),
+  bufferLimit: option.whole(1, 'a positive integer'),
+  timeoutMs: option.positive(),
+  onError: option.fn,
+  username: nonEmpty,
+  password: nonEmpty,
+  tls: z.record(z.string(), z.unknown(), { error: 'must be an object of node:tls options' }).optional(),
+};
 const NAMESPACE = /^[A-Za-z0-9_.:-]{1,128}$/;
 // What Redis answers when it will not let this client in, or not run a command.
 const REFUSED = /^(WRONGPASS|NOAUTH|NOPERM|ERR AUTH|ERR invalid password|ERR Client sent AUTH)/;
@@ -66,18 +78,9 @@ function refused(e, namespace) {
  */
 export async function redisBus(opts) {
   const where = 'redisBus';
-  checkOptions(where, opts, OPTIONS);
+  readOptions(where, OPTIONS, opts);
   const { url, namespace, ttlMs = 10 * 60 * 1000, bufferLimit = 1000, timeoutMs = 2000, onError = () => {}, username, password, tls } = opts ?? {};
-  if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) throw badOptions(`${where}: \`url\` must be a redis:// or rediss:// URL`);
   checkNamespace(namespace);
-  positive(where, 'ttlMs', ttlMs);
-  positive(where, 'timeoutMs', timeoutMs);
-  if (!Number.isInteger(bufferLimit) || bufferLimit < 1) throw badOptions(`${where}: \`bufferLimit\` must be a positive integer`);
-  fn(where, 'onError', onError);
-  for (const [k, v] of [['username', username], ['password', password]]) {
-    if (v !== undefined && (typeof v !== 'string' || v === '')) throw badOptions(`${where}: \`${k}\` must be a non-empty string`);
-  }
-  if (tls !== undefined && (tls === null || typeof tls !== 'object' || Array.isArray(tls))) throw badOptions(`${where}: \`tls\` must be an object of node:tls options`);
   if (tls !== undefined && url !== undefined && !url.startsWith('rediss://')) throw badOptions(`${where}: \`tls\` needs a rediss:// URL`);
 
   const channel = `shr:${namespace}:deltas`;

@@ -12,6 +12,8 @@
 // Logs are JSON lines on stderr. Exit codes: 0 done, 1 could not start, 2 bad usage or config.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
+import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { toGraph, readConfig } from './config.mjs';
 import { AgentStdio } from './stdio.mjs';
@@ -30,16 +32,28 @@ const die = (code, message) => {
   process.exit(code);
 };
 const usage = (why) => die(2, `${why} (${USAGE})`);
-// Read strictly: a misspelt flag (`--htpp 8080`) is an error, not a gateway on stdio.
-const args = { config: undefined, http: undefined, 'export-graph': false, discover: false, out: undefined, measure: undefined, refine: undefined };
-for (let i = 2; i < process.argv.length; i += 1) {
-  const a = process.argv[i];
-  const name = a.startsWith('--') ? a.slice(2) : null;
-  if (name === 'export-graph' || name === 'discover') args[name] = true;
-  else if (['config', 'http', 'out', 'measure', 'refine'].includes(name)) {
-    if (process.argv[i + 1] === undefined) usage(`--${name} needs a value`);
-    args[name] = process.argv[(i += 1)];
-  } else usage(`unknown argument \`${a}\``);
+// Read strictly (node:util parseArgs): a misspelt flag (`--htpp 8080`) is an error, not a
+// gateway on stdio. Its errors are said in the gateway's own words.
+const OPTIONS = {
+  config: { type: 'string' },
+  http: { type: 'string' },
+  'export-graph': { type: 'boolean', default: false },
+  discover: { type: 'boolean', default: false },
+  out: { type: 'string' },
+  measure: { type: 'string' },
+  refine: { type: 'string' },
+};
+let args;
+try {
+  ({ values: args } = parseArgs({ args: process.argv.slice(2), options: OPTIONS, strict: true, allowPositionals: false }));
+} catch (e) {
+  const flag = String(e?.message ?? '').match(/'(-[^' ]+)/)?.[1];
+  if (e?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) {
+    usage(/does not take/.test(e.message) ? `${flag} takes no value` : `${flag} needs a value`);
+  }
+  if (e?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) usage(`unknown argument \`${flag}\``);
+  const positional = String(e?.message ?? '').match(/argument '([^']*)'/)?.[1];
+  usage(positional !== undefined ? `unknown argument \`${positional}\`` : (e?.message ?? String(e)));
 }
 const path = args.config;
 if (!path) usage('--config is required');
@@ -123,11 +137,21 @@ if (port === undefined) {
     if (process.ppid !== parent) stop('parent died');
   }, 250).unref();
 } else {
+  // The SDK's host check is Express middleware: its status().json() answer, on node:http.
+  const checkHost = localhostHostValidation();
+  const localHost = (req, res) => {
+    let allowed = false;
+    const reply = { status: (code) => ({ json: (body) => res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body)) }) };
+    checkHost(req, reply, () => {
+      allowed = true;
+    });
+    return allowed;
+  };
   // Stateless streamable HTTP: a server and transport per request, one gateway (one health) for all.
   const http = createServer(async (req, res) => {
-    // Only this machine's names: a page elsewhere cannot reach the gateway through DNS rebinding.
-    const host = String(req.headers.host ?? '').replace(/:\d+$/, '');
-    if (!['127.0.0.1', 'localhost', '[::1]'].includes(host)) return res.writeHead(403).end('forbidden host');
+    // Only this machine's names: a page elsewhere cannot reach the gateway through DNS rebinding
+    // (the MCP SDK's check, 403 with a JSON-RPC error otherwise).
+    if (!localHost(req, res)) return undefined;
     if (req.url === '/metrics' && req.method === 'GET') {
       return res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(gateway.metrics());
     }

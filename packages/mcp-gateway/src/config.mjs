@@ -1,6 +1,8 @@
 // The gateway's config: upstream MCP servers and capabilities, each a list of alternative
 // upstream tools in order of preference. It becomes an SHR tool graph: per capability, start ->
-// each alternative (cost 1, 2, ...) -> done. Read strictly: a misspelt key is an error.
+// each alternative (cost 1, 2, ...) -> done. Read strictly (zod schemas): a misspelt key is an
+// error, and every problem names its place in the config.
+import { z } from 'zod';
 import { MAX_MESSAGE_BYTES } from './framing.mjs';
 
 const fail = (msg) => {
@@ -9,89 +11,127 @@ const fail = (msg) => {
   throw e;
 };
 
-function only(obj, keys, where) {
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) fail(`${where} must be an object`);
-  for (const k of Object.keys(obj)) if (!keys.includes(k)) fail(`${where}: unknown key \`${k}\` (known: ${keys.join(', ')})`);
+/** `['capabilities', 0, 'name']` as the config writes it: `capabilities[0].name`. */
+const pathText = (path) => path.reduce((s, p) => (typeof p === 'number' ? `${s}[${p}]` : s ? `${s}.${p}` : String(p)), '');
+
+/**
+ * Reads `value` with a zod schema; the first problem becomes a `bad_config` error naming its
+ * place (`prefix` then the path zod found it at; `root` when that is empty). Messages starting
+ * with `:` follow the place directly, others after a space.
+ */
+function parse(schema, value, prefix, root) {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  // A misspelt key first: the problems after it may only follow from it.
+  const issue = r.error.issues.find((i) => i.code === 'unrecognized_keys') ?? r.error.issues[0];
+  const where = pathText([...prefix, ...issue.path]) || root;
+  return fail(issue.message.startsWith(':') ? `${where}${issue.message}` : `${where} ${issue.message}`);
 }
+
+/** An object read strictly: a misspelt key is an error naming it and the known ones. */
+const strict = (shape) =>
+  z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `: unknown key \`${iss.keys[0]}\` (known: ${Object.keys(shape).join(', ')})` : 'must be an object'),
+  });
+
+/** A whole number in lo..hi, else `message`. */
+const whole = (lo, hi, message) => z.number({ error: message }).int({ error: message }).min(lo, { error: message }).max(hi, { error: message });
+
+const Server = strict({
+  command: z.string({ error: 'must be a string (the command that starts the server)' }).optional(),
+  args: z.array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' }).optional(),
+  url: z
+    .string({ error: 'must be a string' })
+    .superRefine((v, ctx) => {
+      let url;
+      try {
+        url = new URL(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `is not a URL: ${JSON.stringify(v)}` });
+        return;
+      }
+      if (!['http:', 'https:'].includes(url.protocol)) ctx.addIssue({ code: 'custom', message: 'must be http:// or https://' });
+    })
+    .optional(),
+  env: z.unknown().optional(),
+}).refine((s) => !!s.command !== !!s.url, { error: 'needs exactly one of `command` (stdio) or `url` (streamable HTTP)' });
+
+const Servers = z.record(z.string(), Server, { error: 'must be an object' });
+
+const Capability = strict({
+  name: z.string({ error: 'must be 1-64 letters, digits, _ or -' }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1-64 letters, digits, _ or -' }),
+  description: z.string({ error: 'must be a string' }).optional(),
+  alternatives: z
+    .array(z.string({ error: (iss) => `must be "server/tool", got ${JSON.stringify(iss.input)}` }).regex(/^[^/]+\/.+$/, { error: (iss) => `must be "server/tool", got ${JSON.stringify(iss.input)}` }), {
+      error: 'must be a non-empty list of "server/tool"',
+    })
+    .min(1, { error: 'must be a non-empty list of "server/tool"' }),
+  inputSchema: z.custom((v) => typeof v === 'object' && v !== null && v.type === 'object', { error: 'must be a JSON Schema object with "type": "object"' }).optional(),
+  on_is_error: z
+    .enum(['answer', 'failure'], { error: 'must be "answer" (an isError result is the tool\'s answer, the default) or "failure" (it means an outage)' })
+    .optional(),
+  // `reason`: why `shr discover` proposed the grouping, for the person reviewing it; not used.
+  reason: z.unknown().optional(),
+});
+
+const MS = 'must be a whole number of ms in 1..2147483647';
+const Config = strict({
+  servers: z.unknown(),
+  capabilities: z.array(Capability, { error: 'must be a non-empty list' }).min(1, { error: 'must be a non-empty list' }),
+  timeoutMs: whole(1, 2_147_483_647, MS).optional(),
+  cooldownMs: whole(1, 2_147_483_647, MS).optional(),
+  probeIntervalMs: whole(1, 2_147_483_647, MS).optional(),
+  passThrough: z.boolean({ error: 'must be true (expose upstream tools no capability names, the default) or false' }).optional(),
+  maxMessageBytes: whole(1024, 1024 ** 3, 'must be a whole number of bytes in 1024..1073741824').optional(),
+  fleet: strict({
+    redis: z.string({ error: 'must be a redis:// URL' }),
+    namespace: z.string({ error: 'must be a string' }).optional(),
+    origin: z.string({ error: 'must be a string' }).optional(),
+  }).optional(),
+  $schema: z.unknown().optional(),
+});
 
 /** The `servers` section: `{name: {command, args?, env?} | {url}}`, read strictly. */
 export function readServers(raw) {
-  only(raw, Object.keys(raw ?? {}), 'servers');
   const servers = {};
-  for (const [name, s] of Object.entries(raw)) {
-    only(s, ['command', 'args', 'url', 'env'], `servers.${name}`);
-    if (!!s.command === !!s.url) fail(`servers.${name} needs exactly one of \`command\` (stdio) or \`url\` (streamable HTTP)`);
-    if (s.args !== undefined && !(Array.isArray(s.args) && s.args.every((a) => typeof a === 'string'))) fail(`servers.${name}.args must be a list of strings`);
-    if (s.url !== undefined) {
-      let url;
-      try {
-        url = new URL(s.url);
-      } catch {
-        fail(`servers.${name}.url is not a URL: ${JSON.stringify(s.url)}`);
-      }
-      if (!['http:', 'https:'].includes(url.protocol)) fail(`servers.${name}.url must be http:// or https://`);
-    }
+  for (const [name, s] of Object.entries(parse(Servers, raw, ['servers'], 'servers'))) {
     servers[name] = { name, command: s.command, args: s.args ?? [], url: s.url, env: s.env };
   }
   return servers;
 }
 
 export function readConfig(raw) {
-  only(raw, ['servers', 'capabilities', 'timeoutMs', 'cooldownMs', 'probeIntervalMs', 'passThrough', 'maxMessageBytes', 'fleet', '$schema'], 'the config');
-  const servers = readServers(raw.servers);
-  if (!Array.isArray(raw.capabilities) || raw.capabilities.length === 0) fail('capabilities must be a non-empty list');
+  const c = parse(Config, raw, [], 'the config');
+  const servers = readServers(c.servers);
   // Node ids are made from "server/tool"; two spellings must not become one node.
   const nodeOf = new Map();
   const names = new Set();
-  const capabilities = raw.capabilities.map((c, i) => {
-    // `reason`: why `shr discover` proposed the grouping, for the person reviewing it; not used.
-    only(c, ['name', 'description', 'alternatives', 'inputSchema', 'on_is_error', 'reason'], `capabilities[${i}]`);
-    if (c.on_is_error !== undefined && !['answer', 'failure'].includes(c.on_is_error)) {
-      fail(`capabilities[${i}].on_is_error must be "answer" (an isError result is the tool's answer, the default) or "failure" (it means an outage)`);
-    }
-    if (typeof c.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(c.name)) fail(`capabilities[${i}].name must be 1-64 letters, digits, _ or -`);
-    if (names.has(c.name)) fail(`capabilities[${i}].name \`${c.name}\` is used twice`);
-    names.add(c.name);
-    if (!Array.isArray(c.alternatives) || c.alternatives.length === 0) fail(`capabilities[${i}].alternatives must be a non-empty list of "server/tool"`);
-    if (c.inputSchema !== undefined && (typeof c.inputSchema !== 'object' || c.inputSchema === null || c.inputSchema.type !== 'object')) {
-      fail(`capabilities[${i}].inputSchema must be a JSON Schema object with "type": "object"`);
-    }
-    const alternatives = c.alternatives.map((a, j) => {
-      const m = typeof a === 'string' && a.match(/^([^/]+)\/(.+)$/);
-      if (!m) fail(`capabilities[${i}].alternatives[${j}] must be "server/tool", got ${JSON.stringify(a)}`);
-      if (!servers[m[1]]) fail(`capabilities[${i}].alternatives[${j}] names an unknown server \`${m[1]}\``);
-      if (c.alternatives.indexOf(a) !== j) fail(`capabilities[${i}].alternatives names \`${a}\` twice`);
-      const node = nodeId(m[1], m[2]);
+  const capabilities = c.capabilities.map((cap, i) => {
+    if (names.has(cap.name)) fail(`capabilities[${i}].name \`${cap.name}\` is used twice`);
+    names.add(cap.name);
+    const alternatives = cap.alternatives.map((a, j) => {
+      const [, server, tool] = a.match(/^([^/]+)\/(.+)$/);
+      if (!servers[server]) fail(`capabilities[${i}].alternatives[${j}] names an unknown server \`${server}\``);
+      if (cap.alternatives.indexOf(a) !== j) fail(`capabilities[${i}].alternatives names \`${a}\` twice`);
+      const node = nodeId(server, tool);
       const other = nodeOf.get(node);
       if (other !== undefined && other !== a) fail(`capabilities[${i}].alternatives[${j}]: \`${a}\` and \`${other}\` would be the same tool \`${node}\`; rename one`);
       nodeOf.set(node, a);
-      return { server: m[1], tool: m[2], node };
+      return { server, tool, node };
     });
     return {
-      name: c.name,
-      description: c.description ?? `${c.name}, routed around failures by SHR`,
+      name: cap.name,
+      description: cap.description ?? `${cap.name}, routed around failures by SHR`,
       alternatives,
-      inputSchema: c.inputSchema,
-      onIsError: c.on_is_error ?? 'answer',
+      inputSchema: cap.inputSchema,
+      onIsError: cap.on_is_error ?? 'answer',
     };
   });
-  const timeoutMs = raw.timeoutMs ?? 10_000;
-  const cooldownMs = raw.cooldownMs ?? 30_000;
-  const probeIntervalMs = raw.probeIntervalMs ?? Math.min(cooldownMs, 5000);
-  for (const [k, v] of [['timeoutMs', timeoutMs], ['cooldownMs', cooldownMs], ['probeIntervalMs', probeIntervalMs]]) {
-    if (!(Number.isInteger(v) && v > 0 && v <= 2_147_483_647)) fail(`${k} must be a whole number of ms in 1..2147483647`);
-  }
-  const passThrough = raw.passThrough ?? true;
-  if (typeof passThrough !== 'boolean') fail('passThrough must be true (expose upstream tools no capability names, the default) or false');
-  const maxMessageBytes = raw.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-  if (!(Number.isInteger(maxMessageBytes) && maxMessageBytes >= 1024 && maxMessageBytes <= 1024 ** 3)) fail('maxMessageBytes must be a whole number of bytes in 1024..1073741824');
-  let fleet = null;
-  if (raw.fleet !== undefined) {
-    only(raw.fleet, ['redis', 'namespace', 'origin'], 'fleet');
-    if (typeof raw.fleet.redis !== 'string') fail('fleet.redis must be a redis:// URL');
-    fleet = { redis: raw.fleet.redis, namespace: raw.fleet.namespace ?? 'shr-mcp-gateway', origin: raw.fleet.origin };
-  }
-  return { servers, capabilities, timeoutMs, cooldownMs, probeIntervalMs, passThrough, maxMessageBytes, fleet };
+  const timeoutMs = c.timeoutMs ?? 10_000;
+  const cooldownMs = c.cooldownMs ?? 30_000;
+  const probeIntervalMs = c.probeIntervalMs ?? Math.min(cooldownMs, 5000);
+  const fleet = c.fleet ? { redis: c.fleet.redis, namespace: c.fleet.namespace ?? 'shr-mcp-gateway', origin: c.fleet.origin } : null;
+  return { servers, capabilities, timeoutMs, cooldownMs, probeIntervalMs, passThrough: c.passThrough ?? true, maxMessageBytes: c.maxMessageBytes ?? MAX_MESSAGE_BYTES, fleet };
 }
 
 /** The graph node of an upstream tool: "server/tool" made an id. */

@@ -34,18 +34,11 @@ fn decision_points(events: &[Event]) -> Vec<DecisionPoint> {
     out
 }
 
-const MONITORS: [(MonitorKind, &str); 5] = [
-    (MonitorKind::Risk, "risk"),
-    (MonitorKind::ToolHealth, "tool health"),
-    (MonitorKind::Progress, "progress"),
-    (MonitorKind::Memory, "memory"),
-    (MonitorKind::Intent, "intent"),
-];
-
 fn bars(p: &DecisionPoint) -> impl IntoView {
-    MONITORS
+    MonitorKind::ALL
         .iter()
-        .map(|&(kind, name)| {
+        .map(|&kind| {
+            let name = kind.label();
             let best = p
                 .signals
                 .iter()

@@ -26,8 +26,8 @@ impl Run {
             tools: &self.nodes,
             tool_calls: self.counts.tool_calls,
             tool_budget: env.config.tool_budget,
-            acknowledged: &self.acknowledged,
-            history: self.history.get(self.thrash_seen..).unwrap_or(&[]),
+            answered: &self.answered,
+            history: self.answered.history(&self.history),
         };
         env.monitors.run(&view, &mut signals);
         for s in &signals {
@@ -79,7 +79,6 @@ impl Run {
                 Verdict::Changed
             }
             SignalKind::Thrash { .. } => {
-                self.thrash_seen = self.history.len();
                 self.escalate(env, EscalationReason::Budget, None, Some(winner));
                 Verdict::Changed
             }
@@ -120,6 +119,7 @@ impl Run {
         if exhausted {
             self.finish(env, Status::Escalated, Some("escalation budget exhausted".to_string()));
         } else {
+            self.escalated_at = self.history.len();
             self.escalation = Some(request);
         }
     }

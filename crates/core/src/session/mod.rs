@@ -139,8 +139,10 @@ pub struct Run {
     compensations: alloc::collections::VecDeque<(NodeIx, NodeIx)>,
     /// This replan is a recovery: completed side effects not undone are not entered again.
     keep_effects: bool,
-    /// Risk rules already answered by an escalation.
-    acknowledged: Vec<bool>,
+    /// Escalations answered in this task (risk rules, thrash cycles): not raised again.
+    answered: crate::monitor::Answered,
+    /// The length of `history` when the pending escalation was raised.
+    escalated_at: usize,
     escalation: Option<EscalationRequest>,
     outcome: Option<Outcome>,
     /// Events not yet drained by the host; `events[0]` has sequence number `seq - len`.
@@ -154,8 +156,6 @@ pub struct Run {
     signals: Vec<Signal>,
     /// Tool completions in order (revisits repeat); monitors look for thrashing in it.
     history: Vec<NodeIx>,
-    /// `history` before this index was already escalated as thrashing.
-    thrash_seen: usize,
 }
 
 impl Run {
@@ -194,7 +194,8 @@ impl Run {
             pauses: 0,
             compensations: alloc::collections::VecDeque::new(),
             keep_effects: false,
-            acknowledged: alloc::vec![false; graph.risk_rules().len()],
+            answered: crate::monitor::Answered::new(graph.risk_rules().len()),
+            escalated_at: 0,
             escalation: None,
             outcome: None,
             events: Vec::new(),
@@ -204,13 +205,12 @@ impl Run {
             counts: Counts::default(),
             signals: Vec::new(),
             history: Vec::new(),
-            thrash_seen: 0,
         })
     }
 
     /// Whether this run was started on a graph of `graph`'s shape.
     pub(crate) fn fits(&self, graph: &ToolGraph) -> bool {
-        self.width == graph.node_count() && self.acknowledged.len() == graph.risk_rules().len()
+        self.width == graph.node_count() && self.answered.risk_rules() == graph.risk_rules().len()
     }
 
     /// The next event not yet taken, oldest first (quinn's `poll()`): a host that takes every

@@ -8,7 +8,6 @@ use crate::error::SessionError;
 use crate::event::EventKind;
 use crate::graph::NodeIx;
 use crate::health::{backoff, BreakerState, Observation, Refusal};
-use crate::monitor::{Signal, SignalKind};
 use crate::validate;
 use crate::vocab::{Call, Category, Decision, EscalationReason, Status, ToolFailure, ToolResult};
 use crate::Millis;
@@ -159,10 +158,8 @@ impl Run {
         }
         let request = self.escalation.take().ok_or(SessionError::NoEscalation)?;
         self.tick(now);
-        if let Some(Signal { kind: SignalKind::Risk { rule, .. }, .. }) = &request.signal {
-            if let Some(a) = self.acknowledged.get_mut(*rule) {
-                *a = true;
-            }
+        if let Some(signal) = &request.signal {
+            self.answered.settle(signal, self.escalated_at);
         }
         if request.reason == EscalationReason::OutcomeUnknown {
             self.unknown_answered(env, decision == Decision::Approve);

@@ -138,7 +138,7 @@ impl Monitor for ErringRisk {
         let mut raised = Vec::new();
         RiskMonitor.observe(view, &mut raised);
         for (i, rule) in view.graph.risk_rules().iter().enumerate() {
-            if view.acknowledged.get(i).copied().unwrap_or(false) {
+            if view.answered.rule(i) {
                 continue;
             }
             let guarded =

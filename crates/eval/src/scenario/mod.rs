@@ -1,4 +1,4 @@
-//! The paper's 19 scenarios (seed 000, section 3) as data, and the three executors that run
+//! The paper's 19 scenarios (seed 000, section 3, [`PAPER_SCENARIOS`]) as data, and the three executors that run
 //! them on the same mock tools: SHR (the [`shr_core::Session`]), a ReAct agent, and a static
 //! workflow with single-failure fallback edges.
 //!
@@ -9,6 +9,7 @@
 //! count a [`RunReport`] holds is produced by running.
 
 pub mod erring;
+mod pack;
 pub mod react;
 mod sim;
 pub mod story;
@@ -26,6 +27,10 @@ use shr_core::event::Event;
 use shr_core::graph::{GraphSpec, ToolGraph};
 use shr_core::{Decision, EscalationReason, EscalationRequest, Status, Task};
 
+pub use pack::{
+    domain_file, domains, get, literal_readings, pack, DomainFile, Pack, Reading, DOMAINS,
+    LITERAL_DOMAIN_FILES, LITERAL_FILE, PAPER_SCENARIOS, SCENARIO_FILES,
+};
 pub use react::{ReactConfig, ReactRun, ReactSpec, ReactStep};
 pub use sim::{MockLlm, MockTools, ScenarioHost};
 pub use workflow::{Workflow, WorkflowMove};
@@ -191,6 +196,8 @@ pub struct Scenario {
     pub react: Option<ReactSpec>,
     /// The narrated steps the page tells along SHR's replay (empty: none written).
     pub story: Vec<story::StoryStep>,
+    /// The paper's pack or one of our own ([`Pack::of`]).
+    pub pack: Pack,
 }
 
 const SCENARIO_FIELDS: [&str; 9] =
@@ -246,6 +253,7 @@ impl Scenario {
             story::check(&story, &domain.graph, file)?;
         }
         Ok(Scenario {
+            pack: Pack::of(&id, &domain_name),
             id,
             domain: domain_name,
             title,
@@ -285,6 +293,7 @@ impl Scenario {
             llm: MockLlm::default(),
             react: ReactSpec::from_graph(&graph),
             story: Vec::new(),
+            pack: Pack::Extra,
             graph,
         }
     }
@@ -295,151 +304,6 @@ impl Scenario {
         s.failures = down.iter().map(|t| FailureSpec { tool: t.clone(), after_calls: None }).collect();
         s
     }
-}
-
-/// The embedded domain files.
-pub const DOMAIN_FILES: [(&str, &str); 3] = [
-    ("customer_support", include_str!("../../scenarios/customer_support.json")),
-    ("travel_booking", include_str!("../../scenarios/travel_booking.json")),
-    ("content_moderation", include_str!("../../scenarios/content_moderation.json")),
-];
-
-/// The embedded scenario files, in the paper's order.
-pub const SCENARIO_FILES: [(&str, &str); 19] = [
-    ("S1.json", include_str!("../../scenarios/S1.json")),
-    ("S2.json", include_str!("../../scenarios/S2.json")),
-    ("S3.json", include_str!("../../scenarios/S3.json")),
-    ("S4.json", include_str!("../../scenarios/S4.json")),
-    ("S5.json", include_str!("../../scenarios/S5.json")),
-    ("S6.json", include_str!("../../scenarios/S6.json")),
-    ("S7.json", include_str!("../../scenarios/S7.json")),
-    ("T1.json", include_str!("../../scenarios/T1.json")),
-    ("T2.json", include_str!("../../scenarios/T2.json")),
-    ("T3.json", include_str!("../../scenarios/T3.json")),
-    ("T4.json", include_str!("../../scenarios/T4.json")),
-    ("T5.json", include_str!("../../scenarios/T5.json")),
-    ("T6.json", include_str!("../../scenarios/T6.json")),
-    ("M1.json", include_str!("../../scenarios/M1.json")),
-    ("M2.json", include_str!("../../scenarios/M2.json")),
-    ("M3.json", include_str!("../../scenarios/M3.json")),
-    ("M4.json", include_str!("../../scenarios/M4.json")),
-    ("M5.json", include_str!("../../scenarios/M5.json")),
-    ("M6.json", include_str!("../../scenarios/M6.json")),
-];
-
-/// The three embedded domains.
-pub fn domains() -> Result<Vec<Domain>, ScenarioError> {
-    DOMAIN_FILES.iter().map(|(name, text)| Domain::from_json(name, &format!("{name}.json"), text)).collect()
-}
-
-/// The 19 embedded scenarios, in the paper's order: parsed once, then shared. An embedded file
-/// that does not parse is an error naming it, every time it is asked for.
-pub fn pack() -> Result<&'static [Scenario], ScenarioError> {
-    static PACK: std::sync::OnceLock<Result<Vec<Scenario>, ScenarioError>> = std::sync::OnceLock::new();
-    let parsed = PACK.get_or_init(|| {
-        let domains = domains()?;
-        SCENARIO_FILES.iter().map(|(file, text)| Scenario::from_json(file, text, &domains)).collect()
-    });
-    match parsed {
-        Ok(pack) => Ok(pack),
-        Err(e) => Err(e.clone()),
-    }
-}
-
-/// One embedded scenario by id (`"S2"`, any case).
-pub fn get(id: &str) -> Result<Scenario, ScenarioError> {
-    pack()?
-        .iter()
-        .find(|s| s.id.eq_ignore_ascii_case(id))
-        .cloned()
-        .ok_or_else(|| err("", "id", format!("no embedded scenario `{id}` (S1-S7, T1-T6, M1-M6)")))
-}
-
-/// The paper's literal readings: the domain they need beside the three.
-pub const LITERAL_DOMAIN_FILES: [(&str, &str); 1] =
-    [("content_moderation_single", include_str!("../../scenarios/literal/content_moderation_single.json"))];
-
-/// The paper's literal readings, as variants of the 19.
-pub const LITERAL_FILE: &str = include_str!("../../scenarios/literal/readings.json");
-
-/// A variant of one of the 19 scenarios that reads the paper as written where the project chose
-/// another reading: its own failures or domain, and the outcome that reading implies.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReadingSpec {
-    id: String,
-    of: String,
-    title: String,
-    why: String,
-    #[serde(default)]
-    domain: Option<String>,
-    #[serde(default)]
-    failures: Option<Vec<FailureSpec>>,
-    expected: Expected,
-}
-
-/// A literal reading and the scenario it varies.
-#[derive(Clone, Debug)]
-pub struct Reading {
-    /// The id of the scenario it is a reading of (`"T5"`).
-    pub of: String,
-    /// Why it differs, and where the paper says it.
-    pub why: String,
-    pub scenario: Scenario,
-}
-
-/// The embedded literal readings, in file order. Errors name the file and the field.
-pub fn literal_readings() -> Result<Vec<Reading>, ScenarioError> {
-    let file = "literal/readings.json";
-    let obj = object(file, LITERAL_FILE)?;
-    let specs: Vec<ReadingSpec> = field(file, &obj, "readings")?;
-    let extra: Vec<Domain> = LITERAL_DOMAIN_FILES
-        .iter()
-        .map(|(name, text)| Domain::from_json(name, &format!("literal/{name}.json"), text))
-        .collect::<Result<_, _>>()?;
-    specs
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let at = |f: &str| format!("readings[{i}].{f}");
-            let mut s = get(&r.of).map_err(|e| err(file, &at("of"), e.message))?;
-            if let Some(name) = &r.domain {
-                let d = extra
-                    .iter()
-                    .find(|d| &d.name == name)
-                    .ok_or_else(|| err(file, &at("domain"), format!("unknown domain `{name}`")))?;
-                s.domain = d.name.clone();
-                s.graph = d.graph.clone();
-                s.workflow = d.workflow.clone();
-                s.llm = d.llm.clone();
-                s.react = d.react.clone();
-            }
-            if let Some(f) = r.failures {
-                s.failures = f;
-            }
-            let known = |f: String, id: &str| match s.graph.index(id) {
-                Some(_) => Ok(()),
-                None => Err(err(file, &at(&f), format!("unknown node `{id}`"))),
-            };
-            for (j, f) in s.failures.iter().enumerate() {
-                known(format!("failures[{j}].tool"), &f.tool)?;
-            }
-            known("expected.goal".into(), &r.expected.goal)?;
-            for (j, p) in r.expected.path.iter().enumerate() {
-                known(format!("expected.path[{j}]"), p)?;
-            }
-            for (j, e) in r.expected.escalations.iter().enumerate() {
-                if let Some(d) = &e.demoted_to {
-                    known(format!("expected.escalations[{j}].demoted_to"), d)?;
-                }
-            }
-            s.id = r.id;
-            s.title = r.title;
-            s.description = r.why.clone();
-            s.expected = r.expected;
-            Ok(Reading { of: r.of, why: r.why, scenario: s })
-        })
-        .collect()
 }
 
 /// Which executor ran.

@@ -47,7 +47,10 @@ use shr_core::{
     audit_completion, Context, Decision, EscalationReason, EscalationRequest, Status, ToolResult,
 };
 
+mod memory;
 mod spec;
+
+use memory::Memory;
 
 pub use spec::{CatalogueEntry, GoalSpec, Need, PolicyRule, ReactSpec};
 
@@ -118,32 +121,6 @@ pub struct ReactStep {
 pub struct ReactRun {
     pub report: RunReport,
     pub steps: Vec<ReactStep>,
-}
-
-/// What the agent remembers: its observations so far, as the prompt of its next step holds them.
-#[derive(Clone, Debug, Default)]
-struct Memory {
-    goal: String,
-    /// Steps it takes as done: (capability, tool).
-    done: Vec<(String, String)>,
-    /// Tools it saw fail.
-    failed: Vec<String>,
-    /// The last observation: this tool failed while providing this capability.
-    last_failure: Option<(String, String)>,
-    /// Policies already reasoned about.
-    reviewed: Vec<usize>,
-    /// Goals pursued so far: a demotion never returns to one.
-    pursued: Vec<String>,
-}
-
-impl Memory {
-    fn count(&self, capability: &str) -> u32 {
-        self.done.iter().filter(|(c, _)| c == capability).count() as u32
-    }
-
-    fn capability_done(&self, capability: &str) -> bool {
-        self.done.iter().any(|(c, _)| c == capability)
-    }
 }
 
 enum Choice {
