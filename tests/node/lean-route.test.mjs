@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PKG, Router as FullRouter } from './helpers.mjs';
 import { BUDGET, assertWithinBudget } from '../size-budget.mjs';
@@ -146,5 +147,50 @@ test('the ES module and the package export shr-wasm/route', async () => {
 test('the lean module stays within its size budget', () => {
   for (const flavour of ['node', 'web']) {
     assertWithinBudget(join(PKG, 'route', flavour, 'shr_wasm_route_bg.wasm'), BUDGET.lean);
+  }
+});
+
+test('browser build: not_initialized before init, then the same routes', async () => {
+  const web = await import(join(PKG, 'route/web/index.js'));
+  assert.throws(() => web.Router.fromJson(fixtures[0].graph), (e) => web.isShrError(e) && e.code === 'not_initialized');
+  web.initSync({ module: readFileSync(join(PKG, 'route/web/shr_wasm_route_bg.wasm')) });
+  const r = web.Router.fromJson(fixtures[0].graph);
+  assert.deepEqual(r.route(null, null, NOW), Router.fromJson(fixtures[0].graph).route(null, null, NOW));
+  r.free();
+});
+
+test('types: shr-wasm/route type-checks in a browser project and a Node one (tsc --strict)', (t) => {
+  let ts;
+  try {
+    ts = require('typescript');
+  } catch {
+    return t.skip('typescript is not installed: run scripts/setup');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'shr-lean-'));
+  try {
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(PKG, join(dir, 'node_modules', 'shr-wasm'), 'dir');
+    const use = `import init, { Router, isShrError } from 'shr-wasm/route';
+await init();
+const r = Router.fromJson({ nodes: [{ id: 's', tool: false }, { id: 't' }], edges: [{ from: 's', to: 't' }], start: 's', goal: 't' });
+const out = new Uint32Array(r.ids.length);
+const n: number = r.routeInto(r.start, r.goal, out, 0);
+const w: number = r.markDown('t');
+const route = r.route();
+const cost: number | undefined = route?.cost;
+let code = '';
+try { Router.fromJson('{'); } catch (e) { if (isShrError(e)) code = e.code + (e.problems?.[0]?.path ?? ''); }
+r.free();
+export const seen = [n, w, cost, code];
+`;
+    writeFileSync(join(dir, 'browser.ts'), use);
+    writeFileSync(join(dir, 'node.mts'), use);
+    const check = (files, options) => ts.getPreEmitDiagnostics(ts.createProgram(files.map((f) => join(dir, f)), {
+      strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, types: [], ...options,
+    })).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    assert.deepEqual(check(['browser.ts'], { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.esnext.disposable.d.ts'] }), []);
+    assert.deepEqual(check(['node.mts'], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.esnext.disposable.d.ts'] }), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -290,8 +290,6 @@ class Router {
     this._inner = FREED;
     inner.free();
   }
-
-  [Symbol.dispose]() {
-    this.free();
-  }
 }
+// `using router = Router.fromJson(...)` where the engine has explicit resource management.
+if (typeof Symbol.dispose === 'symbol') Router.prototype[Symbol.dispose] = Router.prototype.free;

@@ -29,9 +29,13 @@ impl ShrError {
 
     /// `invalid_graph`, carrying the core's problem list.
     pub fn graph(err: &GraphError) -> Self {
-        // `kind`, `at`, `path`, `message`: camelCase already, so no key needs renaming.
+        // `kind`, `at`, `path`, `message`: camelCase already, so no key needs renaming. Through
+        // `serde_json::Value`, as `convert::to_js` does: no serializer instantiated twice.
         let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-        let problems = err.problems.serialize(&serializer).unwrap_or(JsValue::NULL);
+        let problems = serde_json::to_value(&err.problems)
+            .ok()
+            .and_then(|v| v.serialize(&serializer).ok())
+            .unwrap_or(JsValue::NULL);
         ShrError::new("invalid_graph", err.to_string()).with("problems", problems)
     }
 
