@@ -53,8 +53,9 @@ print("Routing alone (`bench/route-only`: a description parsed by the core's JSO
       "`Router`, `route` and `markDown`) is the older measuring stick; the lean entry reads the "
       "description in JS instead and links no JSON parser.")
 print()
-for title, name in [("The full module's", "shr_wasm.wasm"), ("The lean entry's", "shr_wasm_route.wasm")]:
-    named = os.path.join(TARGET, "wasm32-unknown-unknown", "wasm-pkg", name)
+for title, profile, name in [("The full module's", "wasm-pkg", "shr_wasm.wasm"),
+                             ("The lean entry's", "wasm-route", "shr_wasm_route.wasm")]:
+    named = os.path.join(TARGET, "wasm32-unknown-unknown", profile, name)
     if not os.path.exists(named):
         continue
     print(f"{title} code by crate (`python3 bench/wasm_sizes.py`, on cargo's output before "

@@ -40,7 +40,7 @@ impl LeanBuilder {
 
     /// Adds a node; `quorum` below 0 is none (any one input, OR).
     pub fn node(&mut self, id: String, tool: bool, base_cost: f64, quorum: f64) {
-        let join = (quorum >= 0.0).then(|| JoinSpec { quorum: quorum as u32 });
+        let join = (quorum >= 0.0).then_some(JoinSpec { quorum: quorum as u32 });
         self.builder.spec_mut().nodes.push(NodeSpec { tool, base_cost, join, ..NodeSpec::new(id) });
     }
 
