@@ -27,7 +27,7 @@ fn routes_around_a_tool_marked_down_and_back() {
     assert_eq!(r.out[1], 2, "two edges");
     assert_eq!(&r.out[5..9], [0, 1, 1, 3]);
     assert_eq!(r.health_ix(1, 0, 0.0), f64::INFINITY);
-    assert_eq!(r.route_ix(0, 3, 0.0), 4.0);
+    assert_eq!(r.route_ix(0, 3, 0.0), 3.0, "in -> razorpay (1 x base cost 2) -> out (1)");
     assert_eq!(nodes(&r), [0, 2, 3]);
     r.health_ix(2, 0, 0.0);
     assert_eq!(r.route_ix(0, 3, 0.0), NO_ROUTE);
