@@ -382,7 +382,7 @@ w("- **shr-wasm from JS**: `Router.fromJson(graph)` once, then `router.route(sta
   "(`bench/peers.mjs`); the JS half of `route` (ids looked up in a JS `Map`), the JS-to-wasm boundary, "
   "the clock read (`Date.now()`, inside wasm), the live health weights and the result object "
   "`{path, edges, cost}` of id strings are inside the timing. The package is built "
-  "by `scripts/build-wasm-pkg` (profile `wasm-pkg`: shr-core and shr-wasm at `opt-level = 3`, "
+  "by `scripts/build-wasm-pkg` (profile `wasm-pkg`: shr-core and shr-wasm at `opt-level = \"s\"`, "
   "`wasm-opt -O3`).")
 w("- **petgraph astar**: `petgraph::algo::astar` with a zero heuristic on `ToolGraph::to_petgraph()`, "
   "returning cost and path (same criterion run).")

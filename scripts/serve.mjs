@@ -3,6 +3,8 @@
 // The first line of stdout is the URL, e.g. "http://127.0.0.1:41234/"; tests read it to find the port.
 // A path that names no file gets index.html (the page keeps its state in the URL), except a path with a
 // file extension (a missing .wasm or .js), which gets a 404 so a broken build fails loudly.
+// A file with a brotli (.br) or gzip (.gz) copy next to it (scripts/compress-dist.mjs, run after
+// every trunk build) is sent compressed to a browser that accepts it (Content-Encoding).
 // A busy port exits 1 with a message naming it.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
@@ -72,9 +74,18 @@ async function lookup(pathname) {
   return null;
 }
 
-function send(res, status, type, body, head) {
-  res.writeHead(status, { 'content-type': type, 'content-length': body.length, 'cache-control': 'no-store' });
+function send(res, status, type, body, head, extra = {}) {
+  res.writeHead(status, { 'content-type': type, 'content-length': body.length, 'cache-control': 'no-store', ...extra });
   res.end(head ? undefined : body);
+}
+
+// The compressed copy of `path` the request accepts (brotli first), or null.
+async function encoded(req, path) {
+  const accepted = new Set(String(req.headers['accept-encoding'] ?? '').split(',').map((e) => e.split(';')[0].trim()));
+  for (const [encoding, ext] of [['br', '.br'], ['gzip', '.gz']]) {
+    if (accepted.has(encoding) && (await isFile(path + ext))) return { encoding, path: path + ext };
+  }
+  return null;
 }
 
 const server = createServer(async (req, res) => {
@@ -95,8 +106,14 @@ const server = createServer(async (req, res) => {
       const hint = (await isFile(join(root, 'index.html'))) ? '' : ` (${root} has no index.html: did the build run?)`;
       return send(res, 404, 'text/plain; charset=utf-8', Buffer.from(`not found: ${pathname}${hint}\n`), head);
     }
+    const type = types[extname(path).toLowerCase()] ?? 'application/octet-stream';
+    const copy = await encoded(req, path);
+    if (copy) {
+      const body = await readFile(copy.path);
+      return send(res, 200, type, body, head, { 'content-encoding': copy.encoding, vary: 'accept-encoding' });
+    }
     const body = await readFile(path);
-    send(res, 200, types[extname(path).toLowerCase()] ?? 'application/octet-stream', body, head);
+    send(res, 200, type, body, head, { vary: 'accept-encoding' });
   } catch (e) {
     if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', Buffer.from(`error: ${e.message}\n`), head);
     else res.destroy();

@@ -334,6 +334,8 @@ test('no horizontal overflow at 1280 and 390 px wide', async () => {
 test('without the layout engine the graph is still drawn, on a grid, and the page says why', async () => {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.route('**/elk-api.js', (route) => route.abort());
+  // The built-in scenarios' layouts are prebuilt (web/layouts.js): ask ELK, as for an import.
+  await context.addInitScript(() => { self.SHR_NO_PREBUILT = true; });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));

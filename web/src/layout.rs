@@ -6,8 +6,11 @@
 //!
 //! elkjs is shipped with the page (`index.html` copies `elk-api.js` and `elk-worker.min.js`
 //! from node_modules), so nothing is fetched from elsewhere. ELK is deterministic: the same graph
-//! gives the same drawing. Layouts are cached by the graph's description, so clicking tools
-//! (which changes the run, not the graph) never lays out again.
+//! gives the same drawing, so the built-in scenarios' drawings are ELK's answers computed at
+//! build time (`web/layouts.js`, inlined into the page; `window.shrLayout.prebuilt` finds one by
+//! the ELK graph asked for) and ELK's script is fetched only for another graph (issue 48: the
+//! first drawn graph within a second on a slow network). Layouts are cached by the graph's
+//! description, so clicking tools (which changes the run, not the graph) never lays out again.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -330,19 +333,48 @@ struct ElkRoot {
     edges: Vec<ElkEdge>,
 }
 
-/// The one ELK instance of the page, its worker started on first use.
-fn elk() -> Result<JsValue, String> {
+/// `promise`, or a rejection after [`TIMEOUT_MS`]: a script or worker that never answers (a
+/// stalled download, a crash) must not leave the page waiting.
+fn with_deadline(promise: &js_sys::Promise) -> js_sys::Promise {
+    let deadline = js_sys::Promise::new(&mut |_, reject| {
+        let why = JsValue::from_str(&format!("no answer within {} s", TIMEOUT_MS / 1000));
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_1(&reject, TIMEOUT_MS, &why);
+        }
+    });
+    js_sys::Promise::race(&js_sys::Array::of2(promise, &deadline))
+}
+
+/// `window.shrLayout` (index.html): the prebuilt layouts and the loader of ELK.
+fn loader() -> Result<JsValue, String> {
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("shrLayout"))
+        .ok()
+        .filter(|l| l.is_object())
+        .ok_or_else(|| "the layout loader (index.html) is missing".to_string())
+}
+
+/// ELK's answer for the ELK graph `text` when it was computed at build time.
+fn prebuilt(text: &str) -> Option<JsValue> {
+    let loader = loader().ok()?;
+    let find = js_sys::Reflect::get(&loader, &"prebuilt".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    find.call1(&loader, &JsValue::from_str(text)).ok().filter(|v| v.is_object())
+}
+
+/// The one ELK instance of the page: its script fetched and its worker started on first use.
+async fn elk() -> Result<JsValue, String> {
     if let Some(e) = ELK.with(|e| e.borrow().clone()) {
         return Ok(e);
     }
-    let global = js_sys::global();
-    let ctor = js_sys::Reflect::get(&global, &JsValue::from_str("ELK"))
-        .ok()
-        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
-        .ok_or("the layout engine (elk-api.js) did not load")?;
-    let args = js_sys::Object::new();
-    js_sys::Reflect::set(&args, &"workerUrl".into(), &"elk-worker.min.js".into()).map_err(js_text)?;
-    let elk = js_sys::Reflect::construct(&ctor, &js_sys::Array::of1(&args)).map_err(js_text)?;
+    let loader = loader()?;
+    let load = js_sys::Reflect::get(&loader, &"elk".into())
+        .map_err(js_text)?
+        .dyn_into::<js_sys::Function>()
+        .map_err(|_| "the layout loader has no elk()".to_string())?;
+    let promise = load.call0(&loader).map_err(js_text)?.dyn_into::<js_sys::Promise>().map_err(js_text)?;
+    let elk = wasm_bindgen_futures::JsFuture::from(with_deadline(&promise)).await.map_err(|e| {
+        let msg = js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string());
+        msg.unwrap_or_else(|| js_text(e))
+    })?;
     ELK.with(|e| *e.borrow_mut() = Some(elk.clone()));
     Ok(elk)
 }
@@ -356,29 +388,30 @@ fn js_text(v: JsValue) -> String {
 
 async fn elk_layout(graph: &ToolGraph, key: u64, dir: Direction) -> Result<Layout, String> {
     let two_lines = has_cycle(graph);
-    let elk = elk()?;
-    let input = js_sys::JSON::parse(&elk_graph(graph, two_lines, dir).to_string()).map_err(js_text)?;
+    let text = elk_graph(graph, two_lines, dir).to_string();
+    let out = match prebuilt(&text) {
+        Some(out) => out,
+        None => run_elk(&text).await?,
+    };
+    let text =
+        js_sys::JSON::stringify(&out).map_err(js_text)?.as_string().ok_or("ELK's answer is not JSON")?;
+    let root: ElkRoot = serde_json::from_str(&text).map_err(|e| format!("ELK's answer: {e}"))?;
+    read_back(graph, key, dir, root, two_lines)
+}
+
+/// ELK's layout of the ELK graph `text`, computed now in its worker.
+async fn run_elk(text: &str) -> Result<JsValue, String> {
+    let elk = elk().await?;
+    let input = js_sys::JSON::parse(text).map_err(js_text)?;
     let run = js_sys::Reflect::get(&elk, &"layout".into())
         .map_err(js_text)?
         .dyn_into::<js_sys::Function>()
         .map_err(|_| "ELK has no layout()".to_string())?;
     let promise = run.call1(&elk, &input).map_err(js_text)?.dyn_into::<js_sys::Promise>().map_err(js_text)?;
-    // A worker that never answers (its script missing, a crash) must not leave the page waiting.
-    let deadline = js_sys::Promise::new(&mut |_, reject| {
-        let why = JsValue::from_str(&format!("no answer within {} s", TIMEOUT_MS / 1000));
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_1(&reject, TIMEOUT_MS, &why);
-        }
-    });
-    let promise = js_sys::Promise::race(&js_sys::Array::of2(&promise, &deadline));
-    let out = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|e| {
+    wasm_bindgen_futures::JsFuture::from(with_deadline(&promise)).await.map_err(|e| {
         let msg = js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string());
         format!("ELK failed: {}", msg.unwrap_or_else(|| js_text(e)))
-    })?;
-    let text =
-        js_sys::JSON::stringify(&out).map_err(js_text)?.as_string().ok_or("ELK's answer is not JSON")?;
-    let root: ElkRoot = serde_json::from_str(&text).map_err(|e| format!("ELK's answer: {e}"))?;
-    read_back(graph, key, dir, root, two_lines)
+    })
 }
 
 /// ELK's answer as a [`Layout`]: every node and edge must be there, each edge with one section.

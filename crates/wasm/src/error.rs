@@ -1,11 +1,12 @@
 //! Errors that reach JavaScript: always a JS `Error` (name `ShrError`) with a stable `code`
 //! property, a message naming the tool or field at fault, and extra properties where useful
 //! (`problems` for an invalid graph, `tool` for a report, `events` for a failed run).
+//!
+//! A leaf of the crate: it imports nothing from the other modules (`convert` builds on it).
 
+use serde::Serialize;
 use shr_core::{GraphError, Problem, ProblemKind, SessionError};
 use wasm_bindgen::JsValue;
-
-use crate::convert::to_js;
 
 /// An error on its way to JS.
 #[derive(Debug)]
@@ -28,7 +29,13 @@ impl ShrError {
 
     /// `invalid_graph`, carrying the core's problem list.
     pub fn graph(err: &GraphError) -> Self {
-        let problems = to_js(&err.problems).unwrap_or(JsValue::NULL);
+        // `kind`, `at`, `path`, `message`: camelCase already, so no key needs renaming. Through
+        // `serde_json::Value`, as `convert::to_js` does: no serializer instantiated twice.
+        let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+        let problems = serde_json::to_value(&err.problems)
+            .ok()
+            .and_then(|v| v.serialize(&serializer).ok())
+            .unwrap_or(JsValue::NULL);
         ShrError::new("invalid_graph", err.to_string()).with("problems", problems)
     }
 
@@ -96,7 +103,7 @@ pub fn message_of(e: &JsValue) -> String {
                 return s;
             }
         }
-        if let Ok(Some(text)) = crate::convert::stringify(e) {
+        if let Some(text) = js_sys::JSON::stringify(e).ok().and_then(|s| JsValue::from(s).as_string()) {
             return text;
         }
         return "a value that is not an Error".into();
