@@ -4,13 +4,12 @@
 //! edges around the boxes and the placement of edge labels; this module only describes the graph
 //! to it (box and label sizes, hand-placed hints) and reads its answer back.
 //!
-//! elkjs is shipped with the page (`index.html` copies `elk-api.js` and `elk-worker.min.js`
-//! from node_modules), so nothing is fetched from elsewhere. ELK is deterministic: the same graph
-//! gives the same drawing, so the built-in scenarios' drawings are ELK's answers computed at
-//! build time (`web/layouts.js`, inlined into the page; `window.shrLayout.prebuilt` finds one by
-//! the ELK graph asked for) and ELK's script is fetched only for another graph (issue 48: the
-//! first drawn graph within a second on a slow network). Layouts are cached by the graph's
-//! description, so clicking tools (which changes the run, not the graph) never lays out again.
+//! elkjs ships with the page (`index.html` copies `elk-api.js` and `elk-worker.min.js`), so
+//! nothing is fetched from elsewhere. ELK is deterministic, so the built-in scenarios' drawings
+//! are its answers computed at build time (`web/layouts.js`, inlined; `window.shrLayout.prebuilt`
+//! finds one by the ELK graph asked for) and ELK's script is fetched only for another graph
+//! (issue 48: the first graph drawn within a second on a slow network). Layouts are cached by
+//! description: clicking tools changes the run, not the graph, and never lays out again.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
