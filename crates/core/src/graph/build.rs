@@ -344,8 +344,8 @@ impl ToolGraph {
             })
             .collect();
         let joins = (0..n).filter(|&v| quorum[v] > 0).collect();
-        let (topo, topo_pos) = topological(n, &out_start, &out_edges, &edges);
-        let topo_in = entering_in_order(&topo, &topo_pos, &in_start, &in_edges, &edges);
+        let (topo, topo_pos) = super::topo::topological(n, &out_start, &out_edges, &edges);
+        let topo_in = super::topo::entering_in_order(&topo, &topo_pos, &in_start, &in_edges, &edges);
         let mut graph = ToolGraph {
             schema,
             version,
@@ -494,71 +494,4 @@ fn adjacency(n: usize, edges: &[Edge], ends: impl Fn(&Edge) -> (NodeIx, NodeIx))
         start[v + 1] += start[v];
     }
     (start, order)
-}
-
-/// Kahn's algorithm, the lowest ready index first (so the order, and every tie it breaks, is the
-/// same for the same graph): the order and each node's position, or two empty lists when a
-/// cycle leaves nodes unordered. O(V log V + E).
-fn topological(n: usize, out_start: &[u32], out_edges: &[u32], edges: &[Edge]) -> (Vec<u32>, Vec<u32>) {
-    let mut indegree = alloc::vec![0u32; n];
-    for e in edges {
-        indegree[e.to] += 1;
-    }
-    let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<u32>> =
-        (0..n as u32).filter(|&v| indegree[v as usize] == 0).map(core::cmp::Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(core::cmp::Reverse(u)) = ready.pop() {
-        order.push(u);
-        let (a, b) = (out_start[u as usize] as usize, out_start[u as usize + 1] as usize);
-        for &e in &out_edges[a..b] {
-            let v = edges[e as usize].to;
-            indegree[v] -= 1;
-            if indegree[v] == 0 {
-                ready.push(core::cmp::Reverse(v as u32));
-            }
-        }
-    }
-    if order.len() != n {
-        return (Vec::new(), Vec::new());
-    }
-    let mut pos = alloc::vec![0u32; n];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i as u32;
-    }
-    (order, pos)
-}
-
-/// The edges entering each node, for the acyclic sweep: empty when the graph has a cycle.
-fn entering_in_order(
-    order: &[u32],
-    pos: &[u32],
-    in_start: &[u32],
-    in_edges: &[u32],
-    edges: &[Edge],
-) -> super::TopoIn {
-    let mut t = super::TopoIn::default();
-    if order.is_empty() {
-        return t;
-    }
-    t.start.reserve(order.len() + 1);
-    t.from.reserve(edges.len());
-    t.cost.reserve(edges.len());
-    t.edge.reserve(edges.len());
-    let mut entering: Vec<u128> = Vec::new();
-    t.start.push(0);
-    for &v in order {
-        let (a, b) = (in_start[v as usize] as usize, in_start[v as usize + 1] as usize);
-        entering.clear();
-        entering
-            .extend(in_edges[a..b].iter().map(|&e| (pos[edges[e as usize].from] as u128) << 64 | e as u128));
-        // By source position: the sweep keeps the first of equal costs, as a push sweep would.
-        crate::sort::packed(&mut entering);
-        for (p, e) in entering.iter().map(|&k| ((k >> 64) as u32, k as u32)) {
-            t.from.push(p);
-            t.cost.push(edges[e as usize].cost);
-            t.edge.push(e);
-        }
-        t.start.push(t.from.len() as u32);
-    }
-    t
 }
