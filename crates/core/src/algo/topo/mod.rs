@@ -82,6 +82,9 @@ pub struct TopoSweep {
     /// Sort keys for the edges feeding a join.
     edge_keys: Vec<u128>,
     swept: usize,
+    /// The window of the last query when it pulled (its count of nodes swept is read from
+    /// `dist` when asked).
+    pulled: Option<(usize, usize)>,
 }
 
 /// The cheapest cost of entering a node over edges from sources at `froms` with costs `costs`,
@@ -120,11 +123,11 @@ fn cheapest_entry(dist: &[f64], froms: &[u32], costs: &[f64], m: f64) -> f64 {
 /// A node entered by two edges (a chain's) kept its entry in `via` instead ([`pull_pair`]).
 #[inline(always)]
 fn pulled_entry(graph: &ToolGraph, dist: &[f64], via: &[u32], lo: usize, p: usize, m: f64) -> Option<usize> {
+    if let Some(&j) = via.get(p).filter(|&&j| j != NONE) {
+        return Some(j as usize);
+    }
     let into = graph.topo_in();
     let entries = window_entries(graph, lo, p);
-    if entries.len() == 2 {
-        return via.get(p).filter(|&&j| j != NONE).map(|&j| j as usize);
-    }
     let cost = dist[p].to_bits();
     let (froms, costs) = (&into.from[..], &into.cost[..]);
     let mut j = entries.start;
@@ -217,9 +220,14 @@ impl TopoSweep {
         Self::default()
     }
 
-    /// Nodes the last query swept.
+    /// Nodes the last query swept (those it reached, the goal not counted).
     pub fn swept_count(&self) -> usize {
-        self.swept
+        match self.pulled {
+            // Counted when asked, not by every query: a pass over the window of a chain was
+            // a tenth of its route.
+            Some((lo, hi)) => self.dist[lo..hi].iter().filter(|&&d| d < f64::INFINITY).count(),
+            None => self.swept,
+        }
     }
 
     /// The cheapest plan from any of `sources` (cost 0 each) to `goal`, written into `plan`: a
@@ -236,6 +244,7 @@ impl TopoSweep {
     ) -> bool {
         plan.reset();
         self.swept = 0;
+        self.pulled = None;
         self.taken.clear();
         let n = graph.node_count();
         let Some(hi) = graph.topo_position(goal) else { return false };
@@ -365,10 +374,11 @@ impl TopoSweep {
             }
             let best = cheapest_entry(dist, &into.from[entries.clone()], &into.cost[entries], m);
             dist[p] = if best < dist[p] { best } else { dist[p] };
+            // Found again from the costs on the way back.
+            via[p] = NONE;
         }
         // Counted after the loop, which then does nothing but weigh entries.
-        let swept = dist[lo..hi].iter().filter(|&&d| d < f64::INFINITY).count();
-        self.swept = swept;
+        self.pulled = Some((lo, hi));
         let cost = self.dist[hi];
         if !cost.is_finite() {
             return false;
