@@ -50,6 +50,7 @@ const SWEEP_WINDOW: usize = 1024;
 const PROBE_SHARE: u64 = 64;
 
 /// The two-sided try's budget in edges scanned for a window entered by `edges` edges.
+#[inline(never)]
 fn probe_budget(graph: &ToolGraph, edges: usize) -> usize {
     let into = graph.topo_in();
     let (edges, far, all) = (edges as u64, u64::from(into.far), (into.from.len() as u64).max(1));
@@ -59,7 +60,9 @@ fn probe_budget(graph: &ToolGraph, edges: usize) -> usize {
 
 /// The window a plain query on `graph` would sweep: the topological positions of its first
 /// source and of the goal, with the number of edges entering the window's nodes. `None` when
-/// the graph has a cycle or no source comes before the goal.
+/// the graph has a cycle or no source comes before the goal. Out of line: one copy for every
+/// kind of weights (module size).
+#[inline(never)]
 fn sweep_window(graph: &ToolGraph, sources: &[NodeIx], goal: NodeIx) -> Option<(usize, usize, usize)> {
     let hi = graph.topo_position(goal)?;
     let lo = sources.iter().filter_map(|&s| graph.topo_position(s)).filter(|&p| p <= hi).min()?;

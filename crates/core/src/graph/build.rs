@@ -195,9 +195,9 @@ impl ToolGraph {
         let mut guards: Vec<Guard> = Vec::new();
         let mut edge_reasons: Vec<(u32, String)> = Vec::new();
         // (from, to, edge index) packed, 18 + 18 + 21 bits within the limits: sorted after the
-        // loop, a pair met twice is next to itself. A set of pairs held 3-4 times the bytes
-        // for the whole loop (`peak_mem` bench).
-        let mut pairs: Vec<u64> = Vec::with_capacity(spec.edges.len());
+        // loop (by the crate's one sort, not a copy for this key), a pair met twice is next to
+        // itself. A set of pairs held about twice the bytes for the whole loop (`peak_mem`).
+        let mut pairs: Vec<u128> = Vec::with_capacity(spec.edges.len());
         for (i, e) in spec.edges.iter().enumerate() {
             let at = format!("{}->{}", e.from, e.to);
             let path = |field: &str| format!("/edges/{i}/{field}");
@@ -237,7 +237,7 @@ impl ToolGraph {
                 }
             }
             if let (Some(f), Some(t)) = (from, to) {
-                pairs.push((f as u64) << 39 | (t as u64) << 21 | i as u64);
+                pairs.push((f as u128) << 39 | (t as u128) << 21 | i as u128);
                 if let Some(g) = &e.guard {
                     // Within MAX_EDGES, so the index fits.
                     guarded.push(edges.len() as u32);
@@ -250,7 +250,7 @@ impl ToolGraph {
             }
         }
 
-        pairs.sort_unstable();
+        crate::sort::packed(&mut pairs);
         for w in pairs.windows(2).filter(|w| w[0] >> 21 == w[1] >> 21) {
             let i = (w[1] & ((1 << 21) - 1)) as usize;
             let at = spec.edges.get(i).map(|e| format!("{}->{}", e.from, e.to)).unwrap_or_default();
