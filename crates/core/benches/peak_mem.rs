@@ -62,8 +62,15 @@ fn main() {
     });
     let base = reset_peak();
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    // The description alone, deserialized into its `GraphSpec` (what `from_json` does first).
+    let text_live = reset_peak();
+    let spec: shr_core::graph::GraphSpec = serde_json::from_str(&text).expect("a description");
+    let spec_peak = PEAK.load(Relaxed) - text_live;
+    drop(spec);
+    PEAK.store(text_live, Relaxed);
     let graph = ToolGraph::from_json(&text).expect("valid graph");
     let load_peak = PEAK.load(Relaxed) - base;
+    let text_bytes = text.len();
     drop(text);
     let graph_live = reset_peak() - base;
 
@@ -93,6 +100,8 @@ fn main() {
             "file": file,
             "nodes": graph.node_count(),
             "edges": graph.edge_count(),
+            "text_bytes": text_bytes,
+            "spec_peak_heap_bytes": spec_peak,
             "load_peak_heap_bytes": load_peak,
             "graph_heap_bytes": graph_live,
             "shr_route_peak_heap_bytes": shr_route_peak,

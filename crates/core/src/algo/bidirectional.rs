@@ -30,7 +30,9 @@
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 
-use super::dijkstra::{usable, EdgeWeight, Entry, Plan};
+use super::dijkstra::Entry;
+use super::weight::{usable, EdgeWeight};
+use super::Plan;
 use crate::graph::{NodeIx, ToolGraph};
 
 const NONE: u32 = u32::MAX;
@@ -127,13 +129,30 @@ impl Bidirectional {
         weights: &W,
         plan: &mut Plan,
     ) -> bool {
+        self.route_within(graph, sources, goal, weights, usize::MAX, plan).unwrap_or(false)
+    }
+
+    /// Like [`Bidirectional::route_into`], but gives up (`None`, an empty plan) before settling
+    /// a node would bring the edges its settled nodes scan past `budget`: how
+    /// [`super::Dijkstra`] tries this search on a large acyclic window before sweeping it. The
+    /// work is then at most `budget` edges (and their heap pushes) plus the set-up.
+    pub fn route_within<W: EdgeWeight + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        budget: usize,
+        plan: &mut Plan,
+    ) -> Option<bool> {
         plan.reset();
         self.settled = 0;
         let n = graph.node_count();
         if goal >= n {
-            return false;
+            return Some(false);
         }
         self.prepare(n);
+        let mut scanned = 0usize;
         let mut best = Meeting { cost: f64::INFINITY, node: NONE, edge: NONE };
         for &s in sources.iter().filter(|&&s| s < n) {
             let l = self.label(s);
@@ -159,17 +178,26 @@ impl Bidirectional {
                 break;
             }
             // Grow the smaller frontier: the two balls stay about the same size.
-            if self.heaps[FORWARD].len() <= self.heaps[BACKWARD].len() {
+            let forward = self.heaps[FORWARD].len() <= self.heaps[BACKWARD].len();
+            if budget != usize::MAX {
+                let x = if forward { f.node } else { b.node } as usize;
+                let edges = if forward { graph.out_edges(x) } else { graph.in_edges(x) };
+                scanned += edges.len();
+                if scanned > budget {
+                    return None;
+                }
+            }
+            if forward {
                 self.step::<FORWARD, W>(graph, weights, &mut best);
             } else {
                 self.step::<BACKWARD, W>(graph, weights, &mut best);
             }
         }
         if best.node == NONE {
-            return false;
+            return Some(false);
         }
         self.extract(graph, best, weights, plan);
-        true
+        Some(true)
     }
 
     /// Settles the cheapest node of `side`'s frontier: relaxes its out-edges (forward) or its

@@ -8,9 +8,10 @@
 //! an [`EdgeWeight`]; an infinite, NaN or negative weight means "unusable" and the edge is skipped.
 //! Scratch buffers live in [`Dijkstra`] and are reused: routing again on a graph of the same
 //! size allocates nothing. A query with no origins and no [`Observer`] recording is answered by
-//! the topological sweep ([`super::TopoSweep`]) on an acyclic graph, joins included, or, with no
-//! joins, by the two-sided [`super::Bidirectional`] search: the same cost, though among plans of
-//! equal cost they may pick another one.
+//! the topological sweep ([`super::TopoSweep`]) on an acyclic graph, joins included (on a window
+//! of 1,024 nodes or more, after a two-sided try on a budget of 1/64 of the window's edges), or,
+//! on a graph with cycles and no joins, by the two-sided [`super::Bidirectional`] search: the
+//! same cost, though among plans of equal cost they may pick another one.
 //!
 //! ```
 //! use shr_core::{ToolGraph, algo::{Dijkstra, Plan}};
@@ -29,175 +30,48 @@ use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use super::{Bidirectional, TopoSweep};
-
-/// The largest window (nodes between the first source and the goal in topological order) swept
-/// instead of searched two-sided. On a layered tool graph the two-sided search settles nearly
-/// every node too, with a heap: the sweep is 1.7-2.1x faster there up to 1,000 nodes
-/// (`benches/layered.rs`). On a large branching DAG whose goal is a few hops away the two balls
-/// of the two-sided search stay far smaller than the window, so past this size it keeps them.
-const SWEEP_WINDOW: usize = 1024;
+use super::trace::Observer;
+use super::weight::{usable, EdgeWeight};
+use super::{join_cost, keep_cheapest, Bidirectional, Plan, TopoSweep};
 use crate::graph::{NodeIx, ToolGraph};
 
-/// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite, NaN or negative = unusable.
-pub trait EdgeWeight {
-    /// The weight of edge `e`.
-    fn weight(&self, edge: usize) -> f64;
+/// Windows (nodes between the first source and the goal in topological order) smaller than
+/// this are swept at once. On a layered tool graph the two-sided search settles nearly every
+/// node too, with a heap: the sweep is 4-9x faster there (`benches/floor`).
+const SWEEP_WINDOW: usize = 1024;
 
-    /// Weight of an edge leaving an origin (see [`Dijkstra::route_from_into`]): where execution
-    /// stands, so a guard can be judged on a real result. Defaults to [`EdgeWeight::weight`].
-    fn seed_weight(&self, edge: usize) -> f64 {
-        self.weight(edge)
-    }
+/// A larger window is first searched two-sided, with a budget of this share of the edges
+/// entering the window: on a large branching DAG whose goal is a few hops away the two balls of
+/// the two-sided search stay far smaller than the window. When the budget runs out the window
+/// is swept; the try costs at most about 1/8 of the sweep (an edge scanned by the heap search
+/// costs about 8 swept when the sweep reads its costs from cache), so there is no cliff at any
+/// size. Far entering edges ([`crate::graph::TopoIn::far`]) cost the sweep a cache miss each,
+/// about as much as the heap search pays: they count 8 times in the budget.
+const PROBE_SHARE: u64 = 64;
 
-    /// When the weight of every edge into `node` is that edge's description cost times one
-    /// factor of `node` (the form of [`crate::health::edge_weight`]: a tool's live weight), that
-    /// factor. The acyclic sweep then weighs a node once, not each edge into it, and reads the
-    /// costs from contiguous arrays. `None` (the default): weigh edge by edge.
-    fn entry_factor(&self, _node: NodeIx) -> Option<f64> {
-        None
-    }
+/// The two-sided try's budget in edges scanned for a window entered by `edges` edges.
+#[inline(never)]
+fn probe_budget(graph: &ToolGraph, edges: usize) -> usize {
+    let into = graph.topo_in();
+    let (edges, far, all) = (edges as u64, u64::from(into.far), (into.from.len() as u64).max(1));
+    let weighted = edges + edges * far / all * 7;
+    usize::try_from(weighted / PROBE_SHARE).unwrap_or(usize::MAX)
 }
 
-/// An edge's weight from its description cost and the factor of the node it enters: the one
-/// formula, which [`crate::health::edge_weight`] applies to live health and the acyclic sweep
-/// to an [`EdgeWeight::entry_factor`].
-#[inline(always)]
-pub fn entered_weight(cost: f64, factor: f64) -> f64 {
-    cost * factor
-}
-
-impl<F: Fn(usize) -> f64> EdgeWeight for F {
-    #[inline]
-    fn weight(&self, edge: usize) -> f64 {
-        self(edge)
-    }
-}
-
-/// Receives each step of a search, for recording a trace to replay. `()` ignores everything and
-/// costs nothing.
-pub trait Observer {
-    /// `node` left the frontier with its final cost.
-    fn settled(&mut self, _node: NodeIx, _dist: f64) {}
-    /// Edge `edge` (`from -> to`) offered `to` the tentative cost `dist`; `improved` says
-    /// whether it became `to`'s best.
-    fn relaxed(&mut self, _edge: usize, _from: NodeIx, _to: NodeIx, _dist: f64, _improved: bool) {}
-    /// Edge `edge` was skipped because its weight is infinite (a failed tool).
-    fn skipped(&mut self, _edge: usize, _from: NodeIx, _to: NodeIx) {}
-    /// Whether the search's steps are wanted. Only a search nobody watches may take the
-    /// two-sided shortcut ([`super::Bidirectional`]), whose steps are not the ones a replay of
-    /// Dijkstra shows.
-    fn records(&self) -> bool {
-        true
-    }
-}
-
-impl Observer for () {
-    fn records(&self) -> bool {
-        false
-    }
-}
-
-/// Whether a weight can be travelled: finite and not negative (Dijkstra's invariant needs
-/// `w >= 0`; validated costs and health weights never are negative, a custom `EdgeWeight` might
-/// be). Infinite is a failed tool; NaN is nonsense.
-#[inline]
-pub(super) fn usable(w: f64) -> bool {
-    (0.0..f64::INFINITY).contains(&w)
-}
-
-/// A plan: the nodes to complete and the edges that feed them. A single path when the graph has
-/// no joins; a tree of branches (which may run concurrently) when it has.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Plan {
-    /// Nodes in the order the search settled them: by cost (the sweep: then by topological
-    /// position), so every node comes after the nodes feeding it.
-    pub nodes: Vec<NodeIx>,
-    /// Indices of the plan's edges.
-    pub edges: Vec<usize>,
-    /// Edges of the plan that leave an origin (completed work): already satisfied.
-    pub seeds: Vec<usize>,
-    /// Total cost (for joins, the sum over branches).
-    pub cost: f64,
-}
-
-impl Plan {
-    /// Node ids in plan order.
-    pub fn ids<'g>(&self, graph: &'g ToolGraph) -> Vec<&'g str> {
-        self.nodes.iter().map(|&v| graph.id(v)).collect()
-    }
-
-    /// Whether `v` is in the plan.
-    pub fn contains(&self, v: NodeIx) -> bool {
-        self.nodes.contains(&v)
-    }
-
-    /// The plan's predecessors of `v` (the nodes whose completion `v` waits for); edges from
-    /// origins are not waited for.
-    pub fn preds<'a>(&'a self, graph: &'a ToolGraph, v: NodeIx) -> impl Iterator<Item = NodeIx> + 'a {
-        self.edges
-            .iter()
-            .filter(|e| !self.seeds.contains(e))
-            .map(|&e| graph.edge(e))
-            .filter(move |e| e.to == v)
-            .map(|e| e.from)
-    }
-
-    /// Empties the plan for a new search (no nodes, infinite cost), keeping its buffers.
-    pub(super) fn reset(&mut self) {
-        self.nodes.clear();
-        self.edges.clear();
-        self.seeds.clear();
-        self.cost = f64::INFINITY;
-    }
-
-    /// The plan's successors of `v`.
-    pub fn succs<'a>(&'a self, graph: &'a ToolGraph, v: NodeIx) -> impl Iterator<Item = NodeIx> + 'a {
-        self.edges.iter().map(|&e| graph.edge(e)).filter(move |e| e.from == v).map(|e| e.to)
-    }
-}
-
-/// Offers a quorum join one input: `slots[..len]` hold its cheapest inputs so far (cost, edge),
-/// ascending, the first offered first among equal costs; `slots.len()` is the quorum. Returns
-/// how many it holds now. Insertion into a sorted array of at most k: joins are small.
-#[inline]
-pub(super) fn keep_cheapest(slots: &mut [(f64, u32)], len: usize, offer: f64, edge: u32) -> usize {
-    let k = slots.len();
-    let mut i = len;
-    if i >= k {
-        if k == 0 || offer >= slots[k - 1].0 {
-            return k;
-        }
-        i = k - 1;
-    }
-    while i > 0 && slots[i - 1].0 > offer {
-        slots[i] = slots[i - 1];
-        i -= 1;
-    }
-    slots[i] = (offer, edge);
-    (len + 1).min(k)
-}
-
-/// A quorum join's cost (Knuth's superior function): the sum of its `k = slots.len()` cheapest
-/// inputs, infinite while it holds fewer (`len`).
-#[inline]
-pub(super) fn join_cost(slots: &[(f64, u32)], len: usize) -> f64 {
-    if len < slots.len() {
-        f64::INFINITY
-    } else {
-        slots.iter().map(|s| s.0).sum()
-    }
-}
-
-/// Whether a plain query on `graph` goes to the topological sweep (see [`SWEEP_WINDOW`]).
-fn sweep_fits(graph: &ToolGraph, sources: &[NodeIx], goal: NodeIx) -> bool {
-    let Some(hi) = graph.topo_position(goal) else { return false };
-    sources
-        .iter()
-        .filter_map(|&s| graph.topo_position(s))
-        .filter(|&p| p <= hi)
-        .min()
-        .is_some_and(|lo| hi - lo < SWEEP_WINDOW)
+/// The window a plain query on `graph` would sweep: the topological positions of its first
+/// source and of the goal, with the number of edges entering the window's nodes. `None` when
+/// the graph has a cycle or no source comes before the goal. Out of line: one copy for every
+/// kind of weights (module size).
+#[inline(never)]
+fn sweep_window(graph: &ToolGraph, sources: &[NodeIx], goal: NodeIx) -> Option<(usize, usize, usize)> {
+    let hi = graph.topo_position(goal)?;
+    let lo = sources.iter().filter_map(|&s| graph.topo_position(s)).filter(|&p| p <= hi).min()?;
+    let start = &graph.topo_in().start;
+    let edges = match (start.get(lo), start.get(hi + 1)) {
+        (Some(&a), Some(&b)) => (b - a) as usize,
+        _ => hi - lo,
+    };
+    Some((lo, hi, edges))
 }
 
 const NONE: u32 = u32::MAX;
@@ -337,7 +211,16 @@ impl Dijkstra {
         // recording the steps goes to the sweep on an acyclic graph (joins and all), else, with
         // no joins to sum, to the two-sided search.
         if origins.is_empty() && !observer.records() {
-            if sweep_fits(graph, sources, goal) {
+            if let Some((lo, hi, edges)) = sweep_window(graph, sources, goal) {
+                if hi - lo >= SWEEP_WINDOW && graph.join_nodes().is_empty() {
+                    let budget = probe_budget(graph, edges);
+                    if let Some(found) =
+                        self.two_sided.route_within(graph, sources, goal, weights, budget, plan)
+                    {
+                        self.settled_last = self.two_sided.settled_count();
+                        return found;
+                    }
+                }
                 let found = self.sweep.route_into(graph, sources, goal, weights, plan);
                 self.settled_last = self.sweep.swept_count();
                 return found;
@@ -547,59 +430,5 @@ impl Dijkstra {
             let edge = graph.edge(e);
             ((order[edge.to] as u64) << 32) | edge.from as u64
         });
-    }
-}
-
-/// A recorded search, step by step, for replay in a visualizer.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Trace {
-    /// The steps in the order the search took them.
-    pub steps: Vec<TraceStep>,
-}
-
-/// One step of a recorded search.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "step", rename_all = "snake_case")]
-pub enum TraceStep {
-    /// A node's distance became final.
-    Settled {
-        /// The node settled.
-        node: NodeIx,
-        /// Its distance from the origins.
-        dist: f64,
-    },
-    /// An edge was examined from a settled node.
-    Relaxed {
-        /// The edge's index.
-        edge: usize,
-        /// Its source (settled).
-        from: NodeIx,
-        /// Its target.
-        to: NodeIx,
-        /// The target's distance through this edge.
-        dist: f64,
-        /// Whether that was shorter than the target's best so far.
-        improved: bool,
-    },
-    /// An edge was passed over: infinite weight (a tool down) or a guard that does not hold.
-    Skipped {
-        /// The edge's index.
-        edge: usize,
-        /// Its source.
-        from: NodeIx,
-        /// Its target.
-        to: NodeIx,
-    },
-}
-
-impl Observer for Trace {
-    fn settled(&mut self, node: NodeIx, dist: f64) {
-        self.steps.push(TraceStep::Settled { node, dist });
-    }
-    fn relaxed(&mut self, edge: usize, from: NodeIx, to: NodeIx, dist: f64, improved: bool) {
-        self.steps.push(TraceStep::Relaxed { edge, from, to, dist, improved });
-    }
-    fn skipped(&mut self, edge: usize, from: NodeIx, to: NodeIx) {
-        self.steps.push(TraceStep::Skipped { edge, from, to });
     }
 }

@@ -35,7 +35,8 @@
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 
-use super::dijkstra::{usable, Entry};
+use super::dijkstra::Entry;
+use super::weight::usable;
 use super::{EdgeWeight, Plan};
 use crate::graph::{NodeIx, ToolGraph};
 

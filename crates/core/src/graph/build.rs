@@ -1,7 +1,7 @@
 //! Building a [`ToolGraph`] from its description: every problem found is reported, each naming
 //! the offending id. O(V + E log E) for the adjacency sort.
 
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -11,6 +11,9 @@ use serde::Deserialize;
 use super::{Edge, GraphSpec, Guard, Join, JoinSpec, Node, NodeIx, NodeSpec, ToolGraph};
 use crate::error::{GraphError, Problem, ProblemKind};
 use crate::{json_path, limits};
+
+// An edge's ends and index pack into 57 bits for the duplicate check of `from_spec`.
+const _: () = assert!(limits::MAX_NODES <= 1 << 18 && limits::MAX_EDGES <= 1 << 21);
 
 impl ToolGraph {
     /// Parses and validates a JSON description.
@@ -43,7 +46,7 @@ impl ToolGraph {
     }
 
     /// Validates a description. Every problem found is reported.
-    pub fn from_spec(spec: GraphSpec) -> Result<ToolGraph, GraphError> {
+    pub fn from_spec(mut spec: GraphSpec) -> Result<ToolGraph, GraphError> {
         let mut problems = Vec::new();
         let mut push = |kind, at: &str, path: String, message: String| {
             problems.push(Problem { kind, at: at.to_string(), path, message })
@@ -191,7 +194,10 @@ impl ToolGraph {
         let mut guarded: Vec<u32> = Vec::new();
         let mut guards: Vec<Guard> = Vec::new();
         let mut edge_reasons: Vec<(u32, String)> = Vec::new();
-        let mut seen_pairs = BTreeSet::new();
+        // (from, to, edge index) packed, 18 + 18 + 21 bits within the limits: sorted after the
+        // loop (by the crate's one sort, not a copy for this key), a pair met twice is next to
+        // itself. A set of pairs held about twice the bytes for the whole loop (`peak_mem`).
+        let mut pairs: Vec<u128> = Vec::with_capacity(spec.edges.len());
         for (i, e) in spec.edges.iter().enumerate() {
             let at = format!("{}->{}", e.from, e.to);
             let path = |field: &str| format!("/edges/{i}/{field}");
@@ -231,14 +237,7 @@ impl ToolGraph {
                 }
             }
             if let (Some(f), Some(t)) = (from, to) {
-                if !seen_pairs.insert((f, t)) {
-                    push(
-                        ProblemKind::DuplicateEdge,
-                        &at,
-                        format!("/edges/{i}"),
-                        "a second edge between the same nodes".into(),
-                    );
-                }
+                pairs.push((f as u128) << 39 | (t as u128) << 21 | i as u128);
                 if let Some(g) = &e.guard {
                     // Within MAX_EDGES, so the index fits.
                     guarded.push(edges.len() as u32);
@@ -250,6 +249,18 @@ impl ToolGraph {
                 edges.push(Edge { from: f, to: t, cost: e.cost });
             }
         }
+
+        crate::sort::packed(&mut pairs);
+        for w in pairs.windows(2).filter(|w| w[0] >> 21 == w[1] >> 21) {
+            let i = (w[1] & ((1 << 21) - 1)) as usize;
+            let at = spec.edges.get(i).map(|e| format!("{}->{}", e.from, e.to)).unwrap_or_default();
+            let why = "a second edge between the same nodes".into();
+            push(ProblemKind::DuplicateEdge, &at, format!("/edges/{i}"), why);
+        }
+        drop(pairs);
+        // The edges' descriptions are read for the last time: freed now, not after everything
+        // below is built (they were a third of the peak while parsing, `peak_mem` bench).
+        drop(core::mem::take(&mut spec.edges));
 
         // (node, the tool that compensates it) and (node, the tool that verifies it), by node.
         let compensations =
@@ -344,8 +355,8 @@ impl ToolGraph {
             })
             .collect();
         let joins = (0..n).filter(|&v| quorum[v] > 0).collect();
-        let (topo, topo_pos) = topological(n, &out_start, &out_edges, &edges);
-        let topo_in = entering_in_order(&topo, &topo_pos, &in_start, &in_edges, &edges);
+        let (topo, topo_pos) = super::topo::topological(n, &out_start, &out_edges, &edges);
+        let topo_in = super::topo::entering_in_order(&topo, &topo_pos, &in_start, &in_edges, &edges);
         let mut graph = ToolGraph {
             schema,
             version,
@@ -494,71 +505,4 @@ fn adjacency(n: usize, edges: &[Edge], ends: impl Fn(&Edge) -> (NodeIx, NodeIx))
         start[v + 1] += start[v];
     }
     (start, order)
-}
-
-/// Kahn's algorithm, the lowest ready index first (so the order, and every tie it breaks, is the
-/// same for the same graph): the order and each node's position, or two empty lists when a
-/// cycle leaves nodes unordered. O(V log V + E).
-fn topological(n: usize, out_start: &[u32], out_edges: &[u32], edges: &[Edge]) -> (Vec<u32>, Vec<u32>) {
-    let mut indegree = alloc::vec![0u32; n];
-    for e in edges {
-        indegree[e.to] += 1;
-    }
-    let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<u32>> =
-        (0..n as u32).filter(|&v| indegree[v as usize] == 0).map(core::cmp::Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(core::cmp::Reverse(u)) = ready.pop() {
-        order.push(u);
-        let (a, b) = (out_start[u as usize] as usize, out_start[u as usize + 1] as usize);
-        for &e in &out_edges[a..b] {
-            let v = edges[e as usize].to;
-            indegree[v] -= 1;
-            if indegree[v] == 0 {
-                ready.push(core::cmp::Reverse(v as u32));
-            }
-        }
-    }
-    if order.len() != n {
-        return (Vec::new(), Vec::new());
-    }
-    let mut pos = alloc::vec![0u32; n];
-    for (i, &v) in order.iter().enumerate() {
-        pos[v as usize] = i as u32;
-    }
-    (order, pos)
-}
-
-/// The edges entering each node, for the acyclic sweep: empty when the graph has a cycle.
-fn entering_in_order(
-    order: &[u32],
-    pos: &[u32],
-    in_start: &[u32],
-    in_edges: &[u32],
-    edges: &[Edge],
-) -> super::TopoIn {
-    let mut t = super::TopoIn::default();
-    if order.is_empty() {
-        return t;
-    }
-    t.start.reserve(order.len() + 1);
-    t.from.reserve(edges.len());
-    t.cost.reserve(edges.len());
-    t.edge.reserve(edges.len());
-    let mut entering: Vec<u128> = Vec::new();
-    t.start.push(0);
-    for &v in order {
-        let (a, b) = (in_start[v as usize] as usize, in_start[v as usize + 1] as usize);
-        entering.clear();
-        entering
-            .extend(in_edges[a..b].iter().map(|&e| (pos[edges[e as usize].from] as u128) << 64 | e as u128));
-        // By source position: the sweep keeps the first of equal costs, as a push sweep would.
-        crate::sort::packed(&mut entering);
-        for (p, e) in entering.iter().map(|&k| ((k >> 64) as u32, k as u32)) {
-            t.from.push(p);
-            t.cost.push(edges[e as usize].cost);
-            t.edge.push(e);
-        }
-        t.start.push(t.from.len() as u32);
-    }
-    t
 }

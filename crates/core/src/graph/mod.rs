@@ -6,6 +6,9 @@
 
 mod build;
 mod spec;
+mod topo;
+
+pub use topo::{TopoIn, NEAR_ENTRY};
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -276,23 +279,6 @@ pub struct ToolGraph {
     topo: Vec<u32>,
     topo_pos: Vec<u32>,
     topo_in: TopoIn,
-}
-
-/// The edges entering each node, laid out by the node's topological position for the acyclic
-/// sweep ([`crate::algo::TopoSweep`]): for the node at position `p`, `k` in
-/// `start[p]..start[p + 1]` gives the source's position `from[k]`, the edge's description cost
-/// `cost[k]` and its index `edge[k]`, ordered by source position. Empty when the graph has a
-/// cycle. Contiguous arrays: a sweep reads them front to back.
-#[derive(Clone, Debug, Default)]
-pub struct TopoIn {
-    /// Per position `p`, where its entering edges begin in the other arrays (one more entry than positions).
-    pub start: Vec<u32>,
-    /// Each entering edge's source position.
-    pub from: Vec<u32>,
-    /// Each entering edge's description cost.
-    pub cost: Vec<f64>,
-    /// Each entering edge's index in [`ToolGraph::edges`].
-    pub edge: Vec<u32>,
 }
 
 impl ToolGraph {

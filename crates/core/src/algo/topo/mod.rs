@@ -52,8 +52,12 @@
 
 use alloc::vec::Vec;
 
-use super::dijkstra::{entered_weight, join_cost, keep_cheapest, usable, EdgeWeight, Entry, Plan};
+use super::weight::{entered_weight, usable, EdgeWeight};
+use super::{join_cost, keep_cheapest, Plan};
 use crate::graph::{NodeIx, ToolGraph, TopoIn};
+
+mod walk;
+use walk::Walk;
 
 const NONE: u32 = u32::MAX;
 
@@ -78,6 +82,9 @@ pub struct TopoSweep {
     /// Sort keys for the edges feeding a join.
     edge_keys: Vec<u128>,
     swept: usize,
+    /// The window of the last query when it pulled (its count of nodes swept is read from
+    /// `dist` when asked).
+    pulled: Option<(usize, usize)>,
 }
 
 /// The cheapest cost of entering a node over edges from sources at `froms` with costs `costs`,
@@ -113,8 +120,12 @@ fn cheapest_entry(dist: &[f64], froms: &[u32], costs: &[f64], m: f64) -> f64 {
 /// node's cost. It is computed by the same operations as in [`cheapest_entry`], so equal to
 /// the bit (compared as bits: one branch, where `==` on floats takes two). Inlined where a
 /// plan is walked back: called, it made that walk half as slow again.
+/// A node entered by two edges (a chain's) kept its entry in `via` instead ([`pull_pair`]).
 #[inline(always)]
-fn pulled_entry(graph: &ToolGraph, dist: &[f64], lo: usize, p: usize, m: f64) -> Option<usize> {
+fn pulled_entry(graph: &ToolGraph, dist: &[f64], via: &[u32], lo: usize, p: usize, m: f64) -> Option<usize> {
+    if let Some(&j) = via.get(p).filter(|&&j| j != NONE) {
+        return Some(j as usize);
+    }
     let into = graph.topo_in();
     let entries = window_entries(graph, lo, p);
     let cost = dist[p].to_bits();
@@ -127,6 +138,18 @@ fn pulled_entry(graph: &ToolGraph, dist: &[f64], lo: usize, p: usize, m: f64) ->
         j += 1;
     }
     None
+}
+
+/// A node entered by the two edges at `j` and `j + 1` (a chain's): its cost and the entry that
+/// gave it (the first of equal costs), or `NONE`. Which of two edges gave a chain node's cost is
+/// data: found again on the way back it was a branch mispredicted half the time, or, selected,
+/// a chain of dependent loads node after node; kept here it is one select.
+#[inline(always)]
+fn pull_pair(dist: &[f64], into: &TopoIn, j: usize, m: f64) -> (f64, u32) {
+    let x = dist[into.from[j] as usize] + entered_weight(into.cost[j], m);
+    let y = dist[into.from[j + 1] as usize] + entered_weight(into.cost[j + 1], m);
+    let (best, at) = if y < x { (y, j + 1) } else { (x, j) };
+    (best, if best < f64::INFINITY { at as u32 } else { NONE })
 }
 
 /// A quorum join's entry over `offers` (cost so far plus the edge's weight, and the edge), in
@@ -191,62 +214,20 @@ fn window_entries(graph: &ToolGraph, lo: usize, p: usize) -> core::ops::Range<us
     a + first..b
 }
 
-/// Where a node's cost and entry are kept: at its index (the push sweep) or at its topological
-/// position (the pull sweep).
-#[inline]
-fn slot_of(graph: &ToolGraph, v: NodeIx, by_position: bool) -> usize {
-    if by_position {
-        graph.topo_position(v).unwrap_or(0)
-    } else {
-        v
-    }
-}
-
-/// How a plan is walked back from the goal: the push sweep kept each node's cost and entry
-/// edge by node; the pull sweep kept costs by position, over the window from `lo`, and finds
-/// a plain node's entry again from them ([`pulled_entry`]).
-enum Walk<'w, W: ?Sized> {
-    Pushed,
-    Pulled { lo: usize, weights: &'w W },
-}
-
-impl<W: ?Sized> Clone for Walk<'_, W> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<W: ?Sized> Copy for Walk<'_, W> {}
-
-/// The edge the plain (not join) node `v` was entered by; `None` for a node no edge entered.
-/// Ask it of nodes that are not sources: with zero-cost edges, an edge can offer a source its
-/// cost of 0.
-#[inline]
-fn entered_by<W: EdgeWeight + ?Sized>(
-    graph: &ToolGraph,
-    dist: &[f64],
-    via: &[u32],
-    v: NodeIx,
-    walk: Walk<'_, W>,
-) -> Option<usize> {
-    match walk {
-        Walk::Pushed => via.get(v).filter(|&&e| e != NONE).map(|&e| e as usize),
-        Walk::Pulled { lo, weights } => {
-            let j = pulled_entry(graph, dist, lo, graph.topo_position(v)?, weights.entry_factor(v)?)?;
-            Some(graph.topo_in().edge[j] as usize)
-        }
-    }
-}
-
 impl TopoSweep {
     /// A sweep with no buffers yet; they grow to the graph on first use and are reused.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Nodes the last query swept.
+    /// Nodes the last query swept (those it reached, the goal not counted).
     pub fn swept_count(&self) -> usize {
-        self.swept
+        match self.pulled {
+            // Counted when asked, not by every query: a pass over the window of a chain was
+            // a tenth of its route.
+            Some((lo, hi)) => self.dist[lo..hi].iter().filter(|&&d| d < f64::INFINITY).count(),
+            None => self.swept,
+        }
     }
 
     /// The cheapest plan from any of `sources` (cost 0 each) to `goal`, written into `plan`: a
@@ -263,6 +244,7 @@ impl TopoSweep {
     ) -> bool {
         plan.reset();
         self.swept = 0;
+        self.pulled = None;
         self.taken.clear();
         let n = graph.node_count();
         let Some(hi) = graph.topo_position(goal) else { return false };
@@ -384,12 +366,19 @@ impl TopoSweep {
                 (dist[p], via[p]) = pull_join(&mut self.slots, &mut self.taken, k, dist, into, entries, m);
                 continue;
             }
+            if entries.len() == 2 {
+                let (best, at) = pull_pair(dist, into, entries.start, m);
+                // A source (cost 0) keeps its cost, and needs no entry.
+                (dist[p], via[p]) = if best < dist[p] { (best, at) } else { (dist[p], NONE) };
+                continue;
+            }
             let best = cheapest_entry(dist, &into.from[entries.clone()], &into.cost[entries], m);
             dist[p] = if best < dist[p] { best } else { dist[p] };
+            // Found again from the costs on the way back.
+            via[p] = NONE;
         }
         // Counted after the loop, which then does nothing but weigh entries.
-        let swept = dist[lo..hi].iter().filter(|&&d| d < f64::INFINITY).count();
-        self.swept = swept;
+        self.pulled = Some((lo, hi));
         let cost = self.dist[hi];
         if !cost.is_finite() {
             return false;
@@ -401,115 +390,5 @@ impl TopoSweep {
             self.path_back(graph, sources, goal, cost, walk, plan);
         }
         true
-    }
-
-    /// Writes the path ending at `goal` into `plan`, walked back to a source over the edges
-    /// the nodes were entered by.
-    fn path_back<W: EdgeWeight + ?Sized>(
-        &self,
-        graph: &ToolGraph,
-        sources: &[NodeIx],
-        goal: NodeIx,
-        cost: f64,
-        walk: Walk<'_, W>,
-        plan: &mut Plan,
-    ) {
-        if let Walk::Pulled { lo, weights } = walk {
-            // By position, from the sweep's own arrays: no lookup of a position, and no edge's
-            // whole description read (a cache miss on a big graph).
-            let (order, into) = (graph.topo_order(), graph.topo_in());
-            let mut p = graph.topo_position(goal).unwrap_or(0);
-            loop {
-                let v = order[p] as usize;
-                plan.nodes.push(v);
-                if sources.contains(&v) {
-                    break;
-                }
-                let entry = weights.entry_factor(v).and_then(|m| pulled_entry(graph, &self.dist, lo, p, m));
-                let Some(j) = entry else { break };
-                plan.edges.push(into.edge[j] as usize);
-                p = into.from[j] as usize;
-            }
-        } else {
-            let mut v = goal;
-            plan.nodes.push(v);
-            while !sources.contains(&v) {
-                let Some(e) = entered_by(graph, &self.dist, &self.via, v, walk) else { break };
-                plan.edges.push(e);
-                v = graph.edge(e).from;
-                plan.nodes.push(v);
-            }
-        }
-        plan.nodes.reverse();
-        plan.edges.reverse();
-        plan.cost = cost;
-    }
-
-    /// Writes the plan ending at `goal` into `plan` when it may pass quorum joins: walked back
-    /// from the goal over each node's entry (a join's `k` taken edges), each node once, sources
-    /// ending a branch; then nodes in order of cost, then position (every node after those
-    /// feeding it: a node costs at least what each of its feeders does), and edges by the node
-    /// they enter, as [`super::Dijkstra`] orders its plans.
-    fn plan_tree<W: EdgeWeight + ?Sized>(
-        &mut self,
-        graph: &ToolGraph,
-        sources: &[NodeIx],
-        goal: NodeIx,
-        cost: f64,
-        walk: Walk<'_, W>,
-        plan: &mut Plan,
-    ) {
-        let by_position = matches!(walk, Walk::Pulled { .. });
-        let slot = |v: NodeIx| slot_of(graph, v, by_position);
-        let Self { dist, via, taken, mark, stack, keys, edge_keys, .. } = self;
-        // The edges feeding `v`: its entry, or the `k` a join took.
-        fn feed<'a>(graph: &ToolGraph, taken: &'a [u32], via: &'a [u32], v: NodeIx, at: usize) -> &'a [u32] {
-            match graph.quorum(v) as usize {
-                0 => via.get(at..=at).unwrap_or(&[]),
-                k => taken.get(via[at] as usize..).and_then(|t| t.get(..k)).unwrap_or(&[]),
-            }
-        }
-        // Walked back, each node once; a node's key is its cost, then position, as one integer
-        // (comparing through the graph's arrays cost more than the sweep on a scenario graph).
-        let key =
-            |v: NodeIx| Entry { dist: dist[slot(v)], node: graph.topo_position(v).unwrap_or(0) as u32 }.key();
-        keys.clear();
-        stack.clear();
-        stack.push(goal);
-        mark[slot(goal)] = true;
-        while let Some(v) = stack.pop() {
-            keys.push(key(v));
-            if sources.contains(&v) {
-                continue;
-            }
-            if graph.quorum(v) == 0 {
-                // Kept in `via` (the pull sweep keeps no entries) for writing the edges below.
-                via[slot(v)] = entered_by(graph, dist, via, v, walk).map_or(NONE, |e| e as u32);
-            }
-            for &e in feed(graph, taken, via, v, slot(v)).iter().filter(|&&e| e != NONE) {
-                let from = graph.edge(e as usize).from;
-                if !mark[slot(from)] {
-                    mark[slot(from)] = true;
-                    stack.push(from);
-                }
-            }
-        }
-        // Then the nodes by key, each with the edges feeding it (a join's by source, then
-        // index): edges in the order of the node they enter.
-        crate::sort::packed(keys);
-        let order = graph.topo_order();
-        for &k in keys.iter() {
-            let v = order[k as u32 as usize] as usize;
-            mark[slot(v)] = false;
-            plan.nodes.push(v);
-            if sources.contains(&v) {
-                continue;
-            }
-            let at = plan.edges.len();
-            let fed = feed(graph, taken, via, v, slot(v));
-            plan.edges.extend(fed.iter().filter(|&&e| e != NONE).map(|&e| e as usize));
-            crate::sort::by_key(&mut plan.edges[at..], edge_keys, |e| graph.edge(e).from as u64);
-        }
-        plan.cost = cost;
     }
 }
