@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The codebase's shape, checked (run by scripts/test):
 //   1. no source file (.rs .mjs .js .ts) over 500 lines, outside generated or vendored output
-//      (node_modules, target, crates/wasm/pkg, dist) and the short allow-list below;
+//      (node_modules, target, crates/wasm/pkg, dist);
 //   2. no `use` circle between modules of a Rust crate: `crate::`, `super::` and `self::` paths
 //      resolved to the module files they name; a module and its own descendants or ancestors do
 //      not count as a circle (a parent declares its children; a child may use its parent's items);
@@ -12,17 +12,6 @@ import { join, relative, dirname, resolve, sep } from 'node:path';
 
 const REPO = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const MAX_LINES = 500;
-// Files being split on other branches right now (#49); the lead empties this list at merge.
-const SIZE_ALLOWED = new Set([
-  'crates/core/src/algo/dijkstra.rs',
-  'crates/core/src/algo/topo.rs',
-  'crates/core/src/graph/build.rs',
-  'crates/core/src/graph/mod.rs',
-  'crates/wasm/src/driver/mod.rs',
-  'web/src/timeline.rs',
-]);
-// Circles being broken on another branch right now (#49); the lead empties this list at merge.
-const CIRCLE_ALLOWED = new Set(['crates/wasm/src/convert.rs <-> crates/wasm/src/error.rs']);
 const SKIP_DIRS = new Set(['node_modules', 'target', 'pkg', 'dist', '.git', 'fixtures']);
 const ROOTS = ['crates', 'web', 'packages', 'tests', 'scripts', 'examples', 'fuzz', 'bench'];
 
@@ -45,7 +34,7 @@ const problems = [];
 const files = ROOTS.flatMap((r) => walk(join(REPO, r)));
 for (const f of files.filter((f) => /\.(rs|mjs|js|ts)$/.test(f) && !f.endsWith('.d.ts'))) {
   const lines = readFileSync(f, 'utf8').split('\n').length - 1;
-  if (lines > MAX_LINES && !SIZE_ALLOWED.has(rel(f))) {
+  if (lines > MAX_LINES) {
     problems.push(`${rel(f)}: ${lines} lines (at most ${MAX_LINES}; split it along a seam)`);
   }
 }
@@ -87,7 +76,6 @@ function cycles(graph) {
 function report(kind, graph) {
   for (const scc of cycles(graph)) {
     const name = scc.map(rel).join(' <-> ');
-    if (CIRCLE_ALLOWED.has(name)) continue;
     problems.push(`${kind} circle: ${name}`);
   }
 }

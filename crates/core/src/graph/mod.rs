@@ -5,6 +5,7 @@
 //! time; only weights do (see [`crate::health`]).
 
 mod build;
+mod refs;
 mod spec;
 mod topo;
 
