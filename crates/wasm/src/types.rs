@@ -345,10 +345,10 @@ export type EventKind =
 /** One event of a session: position, clock value (ms) and what happened. */
 export type ShrEvent = { seq: number; at: number } & EventKind;
 
-/** A call the session asks for; wait `delayMs` (a retry's backoff) before making it. */
 /**
- * A call to make. `callId` is its idempotency key (the same on a retry of one step, new for a
- * new step); `timeoutMs` how long it may take.
+ * A call the session asks for; wait `delayMs` (a retry's backoff) before making it. `callId`
+ * is its idempotency key (the same on a retry of one step, new for a new step); `timeoutMs` how
+ * long it may take.
  */
 export interface Call { tool: string; attempt: number; notBefore: number; delayMs: number; callId: string; timeoutMs: number }
 
