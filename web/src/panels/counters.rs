@@ -222,7 +222,7 @@ pub fn Counters() -> impl IntoView {
     }
 }
 
-/// Why a count of this run differs from the paper's, by scenario and count (the README's "Where
+/// Why a count of this run differs from the paper's, by scenario and count (the book's "Where
 /// our figures differ from the paper's" in one sentence each).
 fn why_differs(id: &str, what: &str) -> &'static str {
     match (id, what) {
@@ -237,7 +237,7 @@ fn why_differs(id: &str, what: &str) -> &'static str {
         ("T3", "SHR tool calls") => "both failed calls (flight, hotel) are counted beside the four bookings",
         ("T4", "ReAct tool calls") => "the budget rule applies before the hotel, so the agent books the flight first",
         ("T5" | "T6", _) => {
-            "this run reads the scenario as the repository does (README, literal readings), and counts failed calls as calls"
+            "this run reads the scenario as the repository does (the book: the paper's literal readings), and counts failed calls as calls"
         }
         (m, "SHR tool calls") if m.starts_with('M') => {
             "the action queue needs three classifiers (a quorum join); the paper's topology needs one"
@@ -245,7 +245,7 @@ fn why_differs(id: &str, what: &str) -> &'static str {
         (m, "ReAct tool calls") if m.starts_with('M') => {
             "this agent calls classifiers until three answered or three can no longer; the paper's calls every one"
         }
-        _ => "counted by this implementation's mechanisms (README, where our figures differ)",
+        _ => "counted by this implementation's mechanisms (the book: where our figures differ)",
     }
 }
 
