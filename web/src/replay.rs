@@ -85,23 +85,15 @@ pub fn Player() -> impl IntoView {
     let page = expect_context::<Page>();
     let r = page.replay;
     let counter = move || format!("step {} / {}", r.step.get().min(r.total()), r.total());
-    let press = move |ev: leptos::ev::MouseEvent| {
-        use wasm_bindgen::JsCast;
-        let id = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("button").ok().flatten())
-            .and_then(|b| b.get_attribute("data-testid"));
-        match id.as_deref() {
-            Some("replay-restart") => r.restart(),
-            Some("replay-back") => r.back(),
-            Some("replay-play") => r.toggle(),
-            Some("replay-step") => r.forward(),
-            Some("replay-prev-event") => r.jump_event(false),
-            Some("replay-next-event") => r.jump_event(true),
-            Some("replay-end") => r.finish(),
-            _ => {}
-        }
+    let press = move |ev: leptos::ev::MouseEvent| match pressed(&ev).as_deref() {
+        Some("replay-restart") => r.restart(),
+        Some("replay-back") => r.back(),
+        Some("replay-play") => r.toggle(),
+        Some("replay-step") => r.forward(),
+        Some("replay-prev-event") => r.jump_event(false),
+        Some("replay-next-event") => r.jump_event(true),
+        Some("replay-end") => r.finish(),
+        _ => {}
     };
     view! {
         <div class="player" role="group" aria-label="Run replay" on:click=press>
@@ -131,4 +123,14 @@ pub fn Player() -> impl IntoView {
             }}
         </p>
     }
+}
+
+/// The `data-testid` of the button a click landed in: one listener serves a bar of buttons
+/// (each button's own listener took more of the module).
+pub fn pressed(ev: &leptos::ev::MouseEvent) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest("button").ok().flatten())
+        .and_then(|b| b.get_attribute("data-testid"))
 }

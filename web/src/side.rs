@@ -10,7 +10,6 @@ use leptos::prelude::*;
 use shr_core::event::EventKind;
 use shr_core::Status;
 use shr_eval::scenario::RunReport;
-use wasm_bindgen::JsCast;
 
 use crate::graph_view::state_at;
 use crate::lanes::{self, Lane};
@@ -201,26 +200,19 @@ pub fn SideBySide() -> impl IntoView {
             }
         });
     };
-    // The bar's buttons: one listener for all (each button's own took more of the module).
-    let press = move |ev: leptos::ev::MouseEvent| {
-        let id = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("button").ok().flatten())
-            .and_then(|b| b.get_attribute("data-testid"));
-        match id.as_deref() {
-            Some("side-play") if playing.get_untracked() => playing.set(false),
-            Some("side-play") => play(),
-            Some("side-step") => {
-                playing.set(false);
-                tick.update(|t| *t = (*t + 1).min(ticks()));
-            }
-            Some("side-restart") => {
-                playing.set(false);
-                tick.set(0);
-            }
-            _ => {}
+    // The bar's buttons: one listener for all.
+    let press = move |ev: leptos::ev::MouseEvent| match crate::replay::pressed(&ev).as_deref() {
+        Some("side-play") if playing.get_untracked() => playing.set(false),
+        Some("side-play") => play(),
+        Some("side-step") => {
+            playing.set(false);
+            tick.update(|t| *t = (*t + 1).min(ticks()));
         }
+        Some("side-restart") => {
+            playing.set(false);
+            tick.set(0);
+        }
+        _ => {}
     };
     // The three lanes as markup, set whole at each tick.
     let lanes_html = move || {
