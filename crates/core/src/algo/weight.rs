@@ -12,12 +12,12 @@
 
 use crate::graph::NodeIx;
 
-/// Weight of edge `e` (an index into [`ToolGraph::edges`]). Infinite, NaN or negative = unusable.
+/// Weight of edge `e` (an index into [`crate::graph::ToolGraph::edges`]). Infinite, NaN or negative = unusable.
 pub trait EdgeWeight {
     /// The weight of edge `e`.
     fn weight(&self, edge: usize) -> f64;
 
-    /// Weight of an edge leaving an origin (see [`Dijkstra::route_from_into`]): where execution
+    /// Weight of an edge leaving an origin (see [`super::Dijkstra::route_from_into`]): where execution
     /// stands, so a guard can be judged on a real result. Defaults to [`EdgeWeight::weight`].
     fn seed_weight(&self, edge: usize) -> f64 {
         self.weight(edge)

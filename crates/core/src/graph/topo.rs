@@ -27,7 +27,7 @@ pub struct TopoIn {
     pub from: Vec<u32>,
     /// Each entering edge's description cost.
     pub cost: Vec<f64>,
-    /// Each entering edge's index in [`ToolGraph::edges`].
+    /// Each entering edge's index in [`super::ToolGraph::edges`].
     pub edge: Vec<u32>,
     /// How many entering edges come from more than [`NEAR_ENTRY`] positions back: a sweep
     /// reads their sources' costs out of cache, several times slower than a near one's.
