@@ -2,13 +2,14 @@
 // password for the default user and an ACL user limited to one namespace's keys and channel.
 // The attacker has the admin's access to Redis (PUBLISH and SET anything) but not the fleet key:
 // forged opened/failed, replays, another app on the same Redis. Nothing of theirs is applied,
-// the fleet keeps calling the healthy tool, and one member's local fault stays its own.
+// the fleet keeps calling the healthy tool, and one member's local fault stays its own. With
+// member keys, even a member taken over (its own key and ACL user) speaks only for itself.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
 import { Router, refundGraph, sleep, until } from './helpers.mjs';
 import { startRedis } from './redis-server.mjs';
-import { redisBus, joinFleet } from '../../packages/fleet/src/index.mjs';
+import { redisBus, joinFleet, memberKeyPair } from '../../packages/fleet/src/index.mjs';
 import { sealer } from '../../packages/fleet/src/sign.mjs';
 
 const KEY = 'redis-trust-fleet-key-0123456789';
@@ -30,14 +31,14 @@ before(async () => {
 after(async () => { await redis?.stop(); });
 
 const ok = async () => ({ ok: true });
-async function member(name, { ns = NS, user = 'pay', password = 'pay-pw-0123456789', key = KEY, quorum = 2, stripe = ok } = {}) {
+async function member(name, { ns = NS, user = 'pay', password = 'pay-pw-0123456789', signing = { key: KEY }, quorum = 2, stripe = ok } = {}) {
   // A declared latency baseline: a call slowed by a loaded machine must not weigh stripe above
   // razorpay (that would be the live weights' call, not the fleet's).
   const graph = refundGraph();
   graph.nodes = graph.nodes.map((n) => (n.tool === false ? n : { ...n, baseline_latency_ms: 500 }));
   const router = new Router(graph, { origin: name, config: { breaker: { cooldownMs: 60_000 } } });
   const bus = await redisBus({ url: redis.url, namespace: ns, username: user, password, timeoutMs: 1000 });
-  const fleet = await joinFleet(router, bus, { key, quorum, flushMs: 2 });
+  const fleet = await joinFleet(router, bus, { ...signing, quorum, flushMs: 2 });
   const calls = { stripe: 0, runs: 0 };
   const tools = { crm: ok, razorpay: ok, email: ok, sms: ok, stripe: async () => { calls.stripe += 1; return stripe(); } };
   const run = async () => {
@@ -137,11 +138,50 @@ test('attacks with Redis access and no key: none applied, the fleet keeps callin
   await Promise.all([...ms, late].map((m) => m.close()));
 });
 
+test('member keys over Redis: a member taken over cannot make up a quorum; stripe stays in use', async () => {
+  await flush();
+  const names = ['m0', 'm1', 'm2', 'mallory'];
+  const pairs = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await memberKeyPair()])));
+  const members = Object.fromEntries(names.map((n) => [n, pairs[n].publicKey]));
+  const ms = await Promise.all(['m0', 'm1', 'm2'].map((n) => member(n, { signing: { members, memberKey: pairs[n].privateKey } })));
+  // Mallory has everything a member has: her key and the namespace's ACL user.
+  const raw = createClient({ url: redis.url, username: 'pay', password: 'pay-pw-0123456789' });
+  raw.on('error', () => {});
+  await raw.connect();
+  const mallory = await sealer('mallory', { members, memberKey: pairs.mallory.privateKey, origin: 'mallory', namespace: NS, graph: ms[0].fleet.graph });
+  const v = Date.now() * 1024;
+  let sent = 0;
+  const publish = async (m) => { sent += 1; await raw.publish(`shr:${NS}:deltas`, JSON.stringify(m)); };
+  for (const [i, origin] of ['m1', 'm2', 'ghost-1', 'ghost-2'].entries()) {
+    const opened = { tool: 'stripe', change: 'opened', cooldown: 600_000, version: v + 100 + i, origin };
+    await publish(mallory.seal({ tool: 'stripe', change: 'failed', version: v + i, origin }));
+    await publish(mallory.seal(opened));
+    await raw.set(`shr:${NS}:tool:stripe:${origin}`, JSON.stringify({ ttl: 600_000, env: mallory.seal(opened) }), { PX: 600_000 });
+  }
+  await publish(mallory.seal({ tool: 'stripe', change: 'failed', version: v + 50, origin: 'mallory' }));
+  await until('every message judged', () => ms.every((m) => m.fleet.stats.applied + m.fleet.stats.rejected >= sent));
+  const late = await member('m0', { signing: { members, memberKey: pairs.m0.privateKey } });
+  const during = [];
+  for (const m of [...ms, late]) {
+    for (let i = 0; i < 5; i += 1) during.push(await m.run());
+  }
+  const all = [...ms, late];
+  const stripeCalls = all.reduce((n, m) => n + m.calls.stripe, 0);
+  const runs = all.reduce((n, m) => n + m.calls.runs, 0);
+  console.log(`# member keys over Redis: ${sent} messages + 4 stored; m1 refused ${JSON.stringify(ms[1].fleet.stats.rejectedBy)}, applied ${ms[1].fleet.stats.applied} (mallory's own failure, as evidence); late refused ${JSON.stringify(late.fleet.stats.rejectedBy)}; calls to stripe ${stripeCalls} of ${runs} runs`);
+  for (const m of ms) assert.deepEqual(m.fleet.stats.rejectedBy, { bad_signature: 4, unknown_member: 4 });
+  assert.deepEqual(late.fleet.stats.rejectedBy, { bad_signature: 2, unknown_member: 2 });
+  assert.ok(during.every((o) => o.status === 'completed'));
+  assert.equal(stripeCalls, runs);
+  await raw.close();
+  await Promise.all(all.map((m) => m.close()));
+});
+
 test('two apps on one Redis: the newsletter marking its email down leaves the payments app alone', async () => {
   await flush();
   const pay = await member('pay-1', { quorum: 1 });
-  const news = await member('news-1', { ns: 'news', user: 'news', password: 'news-pw-0123456789', key: 'the-newsletter-key-0123456789', quorum: 1 });
-  const news2 = await member('news-2', { ns: 'news', user: 'news', password: 'news-pw-0123456789', key: 'the-newsletter-key-0123456789', quorum: 1 });
+  const news = await member('news-1', { ns: 'news', user: 'news', password: 'news-pw-0123456789', signing: { key: 'the-newsletter-key-0123456789' }, quorum: 1 });
+  const news2 = await member('news-2', { ns: 'news', user: 'news', password: 'news-pw-0123456789', signing: { key: 'the-newsletter-key-0123456789' }, quorum: 1 });
   news.router.markDown('email');
   await until('the newsletter fleet to hear', () => news2.router.health('email').state === 'open');
   // Even copied into the payments channel (by someone with admin access), it is refused.

@@ -5,22 +5,42 @@ import type { Router, HealthDelta, DeltaVerdict } from 'shr-wasm';
 /** A fleet key: a shared secret of 16 bytes or more. */
 export type FleetKey = string | Uint8Array;
 
-/** What travels on a bus: a delta signed with HMAC-SHA256 under the fleet key. */
+/** An Ed25519 public key as a JWK (RFC 8037), as `memberKeyPair` returns it. */
+export interface MemberPublicKey {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  /** 32 bytes, base64url. */
+  x: string;
+}
+
+/** An Ed25519 private key as a JWK: a member's own `memberKey`, never listed in `members`. */
+export interface MemberPrivateKey extends MemberPublicKey {
+  /** 32 bytes, base64url. */
+  d: string;
+}
+
+/** A new member key pair: keep `privateKey` on the member, list `publicKey` in every `members`. */
+export function memberKeyPair(): Promise<{ privateKey: MemberPrivateKey; publicKey: MemberPublicKey }>;
+
+/**
+ * What travels on a bus: a delta signed with HMAC-SHA256 under the fleet key (`shr: 1`), or
+ * with Ed25519 under the key of the member it names (`shr: 2`).
+ */
 export interface Envelope {
-  shr: 1;
+  shr: 1 | 2;
   /** The fleet's namespace (signed). */
   ns: string;
   /** The graph's fingerprint: 16 hex digits of SHA-256 over its canonical JSON (signed). */
   graph: string;
   delta: HealthDelta;
-  /** base64 HMAC-SHA256 over `shr-fleet/1\n<ns>\n<graph>\n[tool,change,cooldown,version,origin]`. */
+  /** base64 HMAC-SHA256 (`shr: 1`) or Ed25519 (`shr: 2`) over `shr-fleet/<shr>\n<ns>\n<graph>\n[tool,change,cooldown,version,origin]`. */
   sig: string;
   /** Set by a store on reading: ms since it was stored (not signed; it can only shorten a cooldown). */
   age?: number;
 }
 
 /** Why joinFleet refused a message before the router saw it (the router's own codes follow). */
-export type EnvelopeRefusal = 'unsigned' | 'bad_signature' | 'wrong_namespace' | 'wrong_graph' | 'malformed' | 'too_large';
+export type EnvelopeRefusal = 'unsigned' | 'bad_signature' | 'unknown_member' | 'over_budget' | 'wrong_namespace' | 'wrong_graph' | 'malformed' | 'too_large';
 
 export interface Bus {
   kind: string;
@@ -33,11 +53,30 @@ export interface Bus {
   close(): Promise<void>;
 }
 
-export interface JoinOptions {
-  /** The fleet key (required): signs and verifies. */
-  key: FleetKey;
-  /** A second key, verified but never used to sign: for rotation. */
-  previousKey?: FleetKey;
+/** How a fleet signs: one shared key, or each member's own key (then quorum means key holders). */
+export type JoinOptions = JoinCommon & (
+  | {
+      /** The fleet key: signs and verifies. */
+      key: FleetKey;
+      /** A second key, verified but never used to sign: for rotation. */
+      previousKey?: FleetKey;
+      members?: undefined;
+      memberKey?: undefined;
+      verifyPerSecond?: undefined;
+    }
+  | {
+      /** Every member's public key by origin (an array of up to 4 while one is rotated). */
+      members: Record<string, MemberPublicKey | MemberPublicKey[]>;
+      /** This member's private key; its public part is listed under the router's origin. */
+      memberKey: MemberPrivateKey;
+      /** Signature checks a second (default 1000); past it a message is refused unchecked (`over_budget`). */
+      verifyPerSecond?: number;
+      key?: undefined;
+      previousKey?: undefined;
+    }
+);
+
+export interface JoinCommon {
   /** The namespace, when the bus has none (a Redis or BroadcastChannel bus has its own). */
   namespace?: string;
   /** Distinct members whose evidence takes a tool in use out of use here (default 2). */
@@ -62,7 +101,7 @@ export interface FleetJoinStats {
   rejected: number;
   /** Refused messages by reason: an EnvelopeRefusal or a DeltaRefusal code. */
   rejectedBy: Record<string, number>;
-  /** Messages accepted under `previousKey`: rotation is done when this stops growing. */
+  /** Messages accepted under `previousKey` (or a member's second listed key): rotation is done when this stops growing. */
   previousKey: number;
 }
 

@@ -1,5 +1,6 @@
 // Joins a router to a fleet over a bus: the fleet's snapshot first, then every message received
-// is authenticated (HMAC-SHA256 under the fleet key, for this namespace and this graph) and
+// is authenticated (under the fleet key, or under the key of the member it names; for this
+// namespace and this graph) and
 // applied (the router refuses bad deltas with a code), and every change the router makes on its
 // own evidence is signed and published. Nothing here decides health: the core does,
 // deterministically; this layer decides who may speak.
@@ -13,6 +14,9 @@ const OPTIONS = {
   now: option.fn,
   key: option.any,
   previousKey: option.any,
+  members: option.any,
+  memberKey: option.any,
+  verifyPerSecond: option.any,
   namespace: option.any,
   quorum: option.whole(1, 'an integer, 1 or more'),
   windowMs: option.whole(0, 'a whole number of ms, 0 or more'),
@@ -24,8 +28,11 @@ const OPTIONS = {
  * @param router a shr-wasm Router with a unique `origin` option (the default, `local`, is
  *   refused: two members named alike would refuse each other's deltas as bad_origin)
  * @param bus a bus: memoryHub().bus(), broadcastBus(name) or await redisBus({...})
- * @param opts.key the fleet key (required): a string or bytes, 16 bytes or more
+ * @param opts.key the fleet key: a string or bytes, 16 bytes or more (this or `members`)
  * @param opts.previousKey a second key accepted (not used to sign): for rotation
+ * @param opts.members instead of `key`: every member's Ed25519 public key (JWK) by origin, so
+ *   each member speaks only for itself; opts.memberKey this member's private key (JWK);
+ *   opts.verifyPerSecond the signature checks allowed a second (default 1000)
  * @param opts.namespace the fleet's name, when the bus has none (a Redis bus has its own)
  * @param opts.quorum distinct members whose evidence opens a tool here (default 2; 1 trusts
  *   every member alone)
@@ -59,9 +66,14 @@ export async function joinFleet(router, bus, opts) {
   if (bus.namespace !== undefined && opts?.namespace !== undefined && opts.namespace !== bus.namespace) {
     throw badOptions(`${where}: \`namespace\` ${JSON.stringify(opts.namespace)} is not the bus's (${JSON.stringify(bus.namespace)})`);
   }
-  const probe = await sealer(where, { key: opts?.key, previousKey: opts?.previousKey, namespace, graph: '', crypto: opts?.crypto });
+  const signing = { key: opts?.key, previousKey: opts?.previousKey, members: opts?.members, memberKey: opts?.memberKey, verifyPerSecond: opts?.verifyPerSecond, origin: router.origin, namespace, crypto: opts?.crypto };
+  const probe = await sealer(where, { ...signing, graph: '' });
+  const memberCount = signing.members ? Object.keys(signing.members).length : Infinity;
+  if (quorum > memberCount) {
+    throw badOptions(`${where}: \`quorum\` ${quorum} is more than the ${memberCount} members listed: the fleet's evidence could never take a tool out of use`);
+  }
   const graph = await fingerprint(router, probe.sha256);
-  const seal = await sealer(where, { key: opts.key, previousKey: opts.previousKey, namespace, graph, crypto: opts.crypto });
+  const seal = await sealer(where, { ...signing, graph });
   // Every option checked: only now is the router changed.
   router.configureFleet({ quorum, windowMs, maxSkewMs });
   const stats = { published: 0, applied: 0, rejected: 0, rejectedBy: {}, previousKey: 0 };

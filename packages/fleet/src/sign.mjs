@@ -1,12 +1,17 @@
-// Authenticated deltas: every delta travels in an envelope signed with HMAC-SHA256 under the
-// fleet key, over a canonical encoding of the namespace, the graph's fingerprint and the delta.
+// Authenticated deltas: every delta travels in an envelope signed over a canonical encoding of
+// the namespace, the graph's fingerprint and the delta, under one of two schemes:
+// - a fleet key (`shr: 1`): HMAC-SHA256 under a secret every member shares. Two keys are
+//   accepted at once (the current one, which signs, and the previous one), so a key is rotated
+//   without a gap: add the new key as `previousKey` everywhere, then swap, then drop.
+// - member keys (`shr: 2`, members.mjs): each member signs with its own Ed25519 key, verified
+//   against the key listed for the origin the delta names, so no member can speak for another.
 // Node uses node:crypto; a browser (or `crypto: 'webcrypto'`) uses Web Crypto (crypto.subtle).
-// Two keys are accepted at once (the current one, which signs, and the previous one), so a key
-// is rotated without a gap: add the new key as `previousKey` everywhere, then swap, then drop.
 import { badOptions } from './order.mjs';
+import { readMembers, memberPrimitives } from './members.mjs';
 
-/** The envelope's version and the prefix of every signed text. */
-const TAG = 'shr-fleet/1';
+/** The prefix of every signed text, by the envelope's version (its signing scheme). */
+const TAG = { 1: 'shr-fleet/1', 2: 'shr-fleet/2' };
+const SCHEME = { 1: 'a shared fleet key', 2: "members' own keys" };
 /** The largest message read, in bytes of JSON text: a real one is under 400. */
 export const MAX_MESSAGE = 8192;
 const DELTA_KEYS = new Set(['tool', 'change', 'cooldown', 'version', 'origin']);
@@ -39,8 +44,8 @@ export function canonicalJson(value) {
 }
 
 /** The signed text of a delta in a namespace, for a graph. */
-function signedText(ns, graph, d) {
-  return `${TAG}\n${ns}\n${graph}\n${JSON.stringify([d.tool, d.change, d.cooldown ?? null, d.version, d.origin])}`;
+function signedText(version, ns, graph, d) {
+  return `${TAG[version]}\n${ns}\n${graph}\n${JSON.stringify([d.tool, d.change, d.cooldown ?? null, d.version, d.origin])}`;
 }
 
 const b64 = (bytes) => {
@@ -83,41 +88,99 @@ function same(a, b) {
   return diff === 0;
 }
 
+/** The shared-key scheme: `sign(text)` and `verify(delta, text, sig)` -> key index or -1. */
+function hmacScheme(where, p, key, previousKey) {
+  const keys = [keyBytes(where, 'key', key)];
+  if (previousKey !== undefined && previousKey !== null) keys.push(keyBytes(where, 'previousKey', previousKey));
+  const hkeys = keys.map((k) => p.hmacKey(k));
+  const index = (sig, macs) => macs.findIndex((m) => same(sig, m));
+  return {
+    version: 1,
+    sign: (text) => p.hmac(hkeys[0], text),
+    verify(d, text, sig) {
+      const macs = hkeys.map((k) => p.hmac(k, text));
+      return p.kind === 'node' ? index(sig, macs) : Promise.all(macs).then((m) => index(sig, m));
+    },
+  };
+}
+
+/**
+ * The member-key scheme: a delta verifies only under a key listed for its own origin. An
+ * Ed25519 check costs tens of times an HMAC, so checks are budgeted (a token bucket of
+ * `verifyPerSecond`, a second's worth banked): a flood of forgeries under listed origins is
+ * refused unchecked (`over_budget`) past it instead of taking the host's CPU.
+ */
+async function memberScheme(where, p, opts) {
+  const m = await memberPrimitives(p.kind, readMembers(where, opts));
+  const rate = opts.verifyPerSecond ?? DEFAULT_VERIFY_PER_SECOND;
+  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 1) throw badOptions(`${where}: \`verifyPerSecond\` must be a number, 1 or more`);
+  let tokens = rate;
+  let last = performance.now();
+  const spend = () => {
+    const now = performance.now();
+    tokens = Math.min(rate, tokens + ((now - last) * rate) / 1000);
+    last = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
+  return {
+    version: 2,
+    rate,
+    sign: m.sign,
+    verify(d, text, sig) {
+      const origin = typeof d.origin === 'string' ? d.origin : '';
+      if (!m.listed(origin)) return undefined;
+      return spend() ? m.verify(origin, text, sig) : null;
+    },
+  };
+}
+
+/** Signature checks a second under member keys, by default (about a tenth of a core in Node). */
+export const DEFAULT_VERIFY_PER_SECOND = 1000;
+
 /**
  * A sealer for one fleet: `seal(delta)` -> envelope, `open(message)` -> {delta, key} or
  * {code, message} (never throws for the message's content).
  * @param opts.key the current fleet key (signs and verifies); opts.previousKey also verifies
+ * @param opts.members, opts.memberKey, opts.origin instead of a key: the members' public keys
+ *   by origin, this member's private key and its origin (members.mjs); opts.verifyPerSecond
+ *   the signature checks allowed a second
  * @param opts.namespace the fleet's namespace; opts.graph the graph's fingerprint
  * @param opts.crypto 'node' | 'webcrypto' | undefined (node:crypto when there is one)
  */
-export async function sealer(where, { key, previousKey, namespace, graph, crypto }) {
-  if (key === undefined || key === null) {
-    throw coded('key_required', `${where}: \`key\` is required: every delta is signed with the fleet's key (HMAC-SHA256), and unsigned ones are refused`);
+export async function sealer(where, { key, previousKey, members, memberKey, origin, verifyPerSecond, namespace, graph, crypto }) {
+  const byMembers = members !== undefined && members !== null;
+  if (byMembers && ((key !== undefined && key !== null) || (previousKey !== undefined && previousKey !== null))) {
+    throw badOptions(`${where}: give \`key\` (one secret the fleet shares) or \`members\` (each member's own key), not both`);
+  }
+  if (!byMembers && verifyPerSecond !== undefined) throw badOptions(`${where}: \`verifyPerSecond\` budgets member-key checks; it needs \`members\``);
+  if (!byMembers && memberKey !== undefined && memberKey !== null) throw badOptions(`${where}: \`memberKey\` needs \`members\`, the fleet's public keys by origin`);
+  if (!byMembers && (key === undefined || key === null)) {
+    throw coded('key_required', `${where}: \`key\` (or \`members\` and \`memberKey\`) is required: every delta is signed, and unsigned ones are refused`);
   }
   if (crypto !== undefined && crypto !== 'node' && crypto !== 'webcrypto') throw badOptions(`${where}: \`crypto\` must be 'node' or 'webcrypto'`);
-  const keys = [keyBytes(where, 'key', key)];
-  if (previousKey !== undefined && previousKey !== null) keys.push(keyBytes(where, 'previousKey', previousKey));
   const p = await primitives(crypto);
-  const hkeys = keys.map((k) => p.hmacKey(k));
+  const scheme = byMembers ? await memberScheme(where, p, { members, memberKey, origin, verifyPerSecond }) : hmacScheme(where, p, key, previousKey);
   const refuse = (code, message) => ({ code, message });
   const check = (ns, g, d, sig, age) => {
-    const text = signedText(ns, g, d);
-    const accept = (macs) => {
-      const i = macs.findIndex((m) => same(sig, m));
-      if (i < 0) return refuse('bad_signature', 'not signed with the fleet key (or with a key since rotated out)');
+    const accept = (i) => {
+      if (i === null) return refuse('over_budget', `more than ${scheme.rate} signatures a second to check: refused unchecked`);
+      if (i === undefined) return refuse('unknown_member', `origin ${JSON.stringify(String(d.origin).slice(0, 140))} is not one of the fleet's members`);
+      if (i < 0) return refuse('bad_signature', scheme.version === 1 ? 'not signed with the fleet key (or with a key since rotated out)' : `not signed with the key of member ${JSON.stringify(d.origin)}`);
       if (age > 0 && d.change === 'opened' && typeof d.cooldown === 'number') d = { ...d, cooldown: Math.max(0, Math.round(d.cooldown - age)) };
       return { delta: d, key: i === 0 ? 'current' : 'previous' };
     };
-    const macs = hkeys.map((k) => p.hmac(k, text));
-    return p.kind === 'node' ? accept(macs) : Promise.all(macs).then(accept);
+    const i = scheme.verify(d, signedText(scheme.version, ns, g, d), sig);
+    return typeof i?.then === 'function' ? i.then(accept) : accept(i);
   };
   return {
     kind: p.kind,
     sha256: p.sha256,
     seal(delta) {
-      const sig = p.hmac(hkeys[0], signedText(namespace, graph, delta));
-      const env = (s) => ({ shr: 1, ns: namespace, graph, delta, sig: s });
-      return p.kind === 'node' ? env(sig) : sig.then(env);
+      const sig = scheme.sign(signedText(scheme.version, namespace, graph, delta));
+      const env = (s) => ({ shr: scheme.version, ns: namespace, graph, delta, sig: s });
+      return typeof sig === 'string' ? env(sig) : sig.then(env);
     },
     /** Returns a verdict, or a promise of one with Web Crypto. */
     open(message) {
@@ -133,8 +196,9 @@ export async function sealer(where, { key, previousKey, namespace, graph, crypto
       if (!m || typeof m !== 'object' || Array.isArray(m)) return refuse('malformed', 'not an envelope object');
       if (m.sig === undefined && m.shr === undefined) return refuse('unsigned', 'a bare delta, not a signed envelope: refused');
       for (const k of Object.keys(m)) if (!ENVELOPE_KEYS.has(k)) return refuse('malformed', `unknown envelope field \`${k}\``);
-      if (m.shr !== 1) return refuse('malformed', `envelope version ${JSON.stringify(m.shr)}, 1 expected`);
+      if (m.shr !== 1 && m.shr !== 2) return refuse('malformed', `envelope version ${JSON.stringify(m.shr)}, 1 or 2 expected`);
       if (typeof m.sig !== 'string' || m.sig === '') return refuse('unsigned', 'no signature');
+      if (m.shr !== scheme.version) return refuse('bad_signature', `signed with ${SCHEME[m.shr]}; this fleet signs with ${SCHEME[scheme.version]}`);
       const d = m.delta;
       if (!d || typeof d !== 'object' || Array.isArray(d)) return refuse('malformed', 'no delta');
       for (const k of Object.keys(d)) if (!DELTA_KEYS.has(k)) return refuse('malformed', `unknown delta field \`${k}\``);
