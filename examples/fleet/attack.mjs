@@ -4,12 +4,15 @@
 // version 2^53-1), forged `failed`, replays of the members' real messages, and copies of another
 // app's deltas; a fifth member's own network refuses stripe. Prints, as a markdown table, what
 // each healthy member refused (by reason) and how many of its runs called stripe.
-//   node examples/fleet/attack.mjs [--tasks 40]
+// `--insider shared` gives the attacker the fleet key (a member taken over), `--insider members`
+// gives each member its own key and the attacker one member's (mallory's): she then forges
+// under other members' names and made-up ones, and reports her own failures of every tool.
+//   node examples/fleet/attack.mjs [--tasks 40] [--insider shared|members]
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { createClient } from 'redis';
 import { startRedis } from '../../tests/node/redis-server.mjs';
-import { redisBus, joinFleet } from '../../packages/fleet/src/index.mjs';
+import { redisBus, joinFleet, memberKeyPair } from '../../packages/fleet/src/index.mjs';
 import { sealer } from '../../packages/fleet/src/sign.mjs';
 
 const require = createRequire(import.meta.url);
@@ -34,15 +37,27 @@ const graph = {
 const acl = `user ${NS} on >member-pw-0123456789 resetkeys ~shr:${NS}:tool:* resetchannels &shr:${NS}:deltas -@all ` +
   '+get +set +pttl +scan +eval +publish +subscribe +unsubscribe +multi +exec +ping +client|setname';
 
-export async function attack({ tasks = 40 } = {}) {
+const NAMES = ['agent-0', 'agent-1', 'agent-2', 'agent-3', 'sick'];
+
+/** How members sign and what the attacker holds: `insider` undefined (no key), 'shared' or 'members'. */
+async function signing(insider) {
+  if (insider !== 'members') return { join: () => ({ key: KEY }), attacker: { key: insider === 'shared' ? KEY : 'a-guessed-key-0123456789abcdef' } };
+  const pairs = Object.fromEntries(await Promise.all([...NAMES, 'mallory'].map(async (n) => [n, await memberKeyPair()])));
+  const members = Object.fromEntries(Object.entries(pairs).map(([n, p]) => [n, p.publicKey]));
+  return { join: (name) => ({ members, memberKey: pairs[name].privateKey }), attacker: { members, memberKey: pairs.mallory.privateKey, origin: 'mallory' } };
+}
+
+export async function attack({ tasks = 40, insider } = {}) {
+  if (insider !== undefined && insider !== 'shared' && insider !== 'members') throw new Error('--insider must be shared or members');
   const redis = await startRedis({ conf: `user default on >${ADMIN} ~* &* +@all\n${acl}` });
   const ok = async () => ({ ok: true });
   const members = [];
+  const keys = await signing(insider);
   try {
-    for (const name of ['agent-0', 'agent-1', 'agent-2', 'agent-3', 'sick']) {
+    for (const name of NAMES) {
       const router = new Router(graph, { origin: name, config: { breaker: { cooldownMs: 5000 } } });
       const bus = await redisBus({ url: redis.url, namespace: NS, username: NS, password: 'member-pw-0123456789', timeoutMs: 1000 });
-      const fleet = await joinFleet(router, bus, { key: KEY, flushMs: 2 });
+      const fleet = await joinFleet(router, bus, { ...keys.join(name), flushMs: 2 });
       const m = { name, router, bus, fleet, stripe: 0, runs: 0, completed: 0 };
       const stripe = async () => {
         m.stripe += 1;
@@ -70,7 +85,9 @@ export async function attack({ tasks = 40 } = {}) {
         captured.push(m);
       }
     });
-    const mallory = await sealer('attacker', { key: 'a-guessed-key-0123456789abcdef', namespace: NS, graph: members[0].fleet.graph });
+    const mallory = await sealer('attacker', { ...keys.attacker, namespace: NS, graph: members[0].fleet.graph });
+    // Whose names the attacker signs under: made-up ones, and with a key, real members' too.
+    const forgers = insider ? ['agent-1', 'agent-2', 'forger-0', 'forger-1'] : ['forger-0', 'forger-1', 'forger-2'];
     const newsletter = await sealer('newsletter', { key: 'the-newsletter-key-0123456789', namespace: 'newsletter', graph: members[0].fleet.graph });
     let forged = 0;
     // The attacker's own commands may time out on a loaded machine: counted, never thrown.
@@ -87,7 +104,8 @@ export async function attack({ tasks = 40 } = {}) {
           return [
             send(opened), send(mallory.seal(opened)),
             store(`shr:${NS}:tool:${tool}:zzz`, JSON.stringify({ ttl: 600_000, env: mallory.seal(opened) })),
-            ...[0, 1, 2].map((i) => send(mallory.seal({ tool, change: 'failed', version: v + i, origin: `forger-${i}` }))),
+            ...forgers.map((origin, i) => send(mallory.seal({ tool, change: 'failed', version: v + i, origin }))),
+            ...(insider === 'members' ? [send(mallory.seal({ tool, change: 'failed', version: v + 9, origin: 'mallory' }))] : []),
             send(newsletter.seal({ tool, change: 'opened', cooldown: 60_000, version: v, origin: 'news-1' })),
           ];
         }));
@@ -120,10 +138,16 @@ export async function attack({ tasks = 40 } = {}) {
   }
 }
 
-export function attackTable({ forged, lost, rows }) {
+const WHO = {
+  none: 'an attacker with Redis admin access and no fleet key',
+  shared: 'an attacker with Redis admin access and the shared fleet key (a member taken over)',
+  members: "an attacker with Redis admin access and one member's own key (mallory's, listed in `members`)",
+};
+
+export function attackTable({ forged, lost, rows }, insider = 'none') {
   const reasons = [...new Set(rows.flatMap((r) => Object.keys(r.refused)))].sort();
   const lines = [
-    `${forged} forged, foreign or replayed messages published during the run (plus forged keys${lost ? `; ${lost} of the attacker's commands timed out` : ''}), by an attacker with Redis admin access and no fleet key; \`sick\`'s own network refuses stripe.`,
+    `${forged} forged, foreign or replayed messages published during the run (plus forged keys${lost ? `; ${lost} of the attacker's commands timed out` : ''}), by ${WHO[insider]}; \`sick\`'s own network refuses stripe.`,
     '',
     `| Member | Runs completed | Runs calling stripe | Deltas applied | ${reasons.map((r) => `Refused: \`${r}\``).join(' | ')} | stripe's breaker at the end |`,
     `|---|---|---|---|${reasons.map(() => '---|').join('')}---|`,
@@ -135,5 +159,6 @@ export function attackTable({ forged, lost, rows }) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(attackTable(await attack({ tasks: Number(arg('tasks', 40)) })));
+  const insider = arg('insider', undefined);
+  console.log(attackTable(await attack({ tasks: Number(arg('tasks', 40)), insider }), insider));
 }

@@ -198,7 +198,6 @@ export async function sealer(where, { key, previousKey, members, memberKey, orig
       for (const k of Object.keys(m)) if (!ENVELOPE_KEYS.has(k)) return refuse('malformed', `unknown envelope field \`${k}\``);
       if (m.shr !== 1 && m.shr !== 2) return refuse('malformed', `envelope version ${JSON.stringify(m.shr)}, 1 or 2 expected`);
       if (typeof m.sig !== 'string' || m.sig === '') return refuse('unsigned', 'no signature');
-      if (m.shr !== scheme.version) return refuse('bad_signature', `signed with ${SCHEME[m.shr]}; this fleet signs with ${SCHEME[scheme.version]}`);
       const d = m.delta;
       if (!d || typeof d !== 'object' || Array.isArray(d)) return refuse('malformed', 'no delta');
       for (const k of Object.keys(d)) if (!DELTA_KEYS.has(k)) return refuse('malformed', `unknown delta field \`${k}\``);
@@ -207,6 +206,7 @@ export async function sealer(where, { key, previousKey, members, memberKey, orig
       // The signature covers the namespace and graph it names; these must be ours.
       if (m.ns !== namespace) return refuse('wrong_namespace', `for namespace ${JSON.stringify(String(m.ns).slice(0, 140))}, this fleet is ${JSON.stringify(namespace)}`);
       if (m.graph !== graph) return refuse('wrong_graph', `for graph ${JSON.stringify(String(m.graph).slice(0, 80))}, this router's graph is ${graph}`);
+      if (m.shr !== scheme.version) return refuse('bad_signature', `signed with ${SCHEME[m.shr]}; this fleet signs with ${SCHEME[scheme.version]}`);
       return check(m.ns, m.graph, d, m.sig, age);
     },
   };
