@@ -40,8 +40,12 @@ export interface GatewayConfig {
   passThrough?: boolean;
   /** The largest message either way, in bytes (default 10 MiB). */
   maxMessageBytes?: number;
-  /** Share upstream health with other gateways over Redis (needs @shr/fleet). */
-  fleet?: { redis: string; namespace?: string; origin?: string };
+  /**
+   * Share upstream health with other gateways over Redis (needs @shr/fleet). Signed with the
+   * fleet key in `SHR_FLEET_KEY`, or with `members` (Ed25519 public keys by origin, as JWKs)
+   * and this gateway's private key in `SHR_MEMBER_KEY`; `origin` is then required.
+   */
+  fleet?: { redis: string; namespace: string; origin?: string; members?: Record<string, unknown> };
 }
 
 /** One structured log event (the CLI writes each as a JSON line on stderr). */

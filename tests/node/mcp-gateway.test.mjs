@@ -178,6 +178,10 @@ test('the config is read strictly, and exports the graph the page imports', { ti
   assert.throws(() => new Gateway({ ...config, capabilities: [{ name: 'x', alternatives: ['healthy/a__b'] }, { name: 'y', alternatives: ['healthy__a/b'] }],
     servers: { ...config.servers, healthy__a: upstream('healthy') } }), /would be the same tool/);
   assert.throws(() => new Gateway({ ...config, capabilities: [config.capabilities[0], config.capabilities[0]] }), /used twice/);
+  // A fleet has no default namespace, and member keys need the name this gateway is listed under.
+  assert.throws(() => new Gateway({ ...config, fleet: { redis: 'redis://127.0.0.1:1' } }), /fleet.namespace.*required/);
+  assert.throws(() => new Gateway({ ...config, fleet: { redis: 'redis://127.0.0.1:1', namespace: 'n', members: {} } }), /fleet.origin.*needs `origin` with `members`/);
+  assert.throws(() => new Gateway({ ...config, fleet: { redis: 'redis://127.0.0.1:1', namespace: 'n', origin: 'g', members: [] } }), /fleet.members.*must be an object/);
   assert.throws(() => new Gateway({ ...config, servers: { web: { url: 'not a url' } }, capabilities: [{ name: 'x', alternatives: ['web/x'] }] }), /not a URL/);
   // A tool name the server does not offer is a misspelling, named with what the server offers.
   await assert.rejects(

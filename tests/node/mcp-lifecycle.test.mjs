@@ -300,4 +300,25 @@ test('with a fleet section the CLI joins the fleet (@shr/fleet by name, a real R
   g.proc.stdin.end();
   const code = g.proc.exitCode ?? (await new Promise((r) => g.proc.once('exit', r)));
   assert.equal(code, 0);
+
+  // Member keys: the public keys in the config, this gateway's private key in the environment.
+  const { memberKeyPair } = await import('../../packages/fleet/src/index.mjs');
+  const [mine, other] = await Promise.all([memberKeyPair(), memberKeyPair()]);
+  const membersPath = writeConfig('fleet-members.json', {
+    servers: { pay: upstream('healthy', 'pay') },
+    capabilities: [{ name: 'refund', alternatives: ['pay/refund'] }],
+    fleet: { redis: redis.url, namespace: 'shr-life', origin: 'gw-life', members: { 'gw-life': mine.publicKey, 'gw-2': other.publicKey } },
+  });
+  const m = gatewayProcess(membersPath, { env: { SHR_MEMBER_KEY: JSON.stringify(mine.privateKey) } });
+  await initialize(m);
+  m.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'refund', arguments: { order: 'f2' } } });
+  assert.match(textOf((await m.reply(2)).result), /pay refund ok for f2/);
+  m.proc.stdin.end();
+  assert.equal(m.proc.exitCode ?? (await new Promise((r) => m.proc.once('exit', r))), 0);
+  // Without its key, or with another member's, the gateway stops at start and says why.
+  for (const [env, want] of [[{}, /fleet: key_required: .*memberKey/], [{ SHR_MEMBER_KEY: JSON.stringify(other.privateKey) }, /fleet: bad_options: .*not a key `members` lists for this router's origin "gw-life"/], [{ SHR_MEMBER_KEY: '{not json' }, /SHR_MEMBER_KEY is not JSON/]]) {
+    const bad = gatewayProcess(membersPath, { env: { SHR_MEMBER_KEY: '', ...env } });
+    assert.equal(await new Promise((r) => bad.proc.once('close', r)), 1, 'after stderr is read');
+    assert.ok(bad.logs.some((l) => want.test(l.line ?? '')), JSON.stringify(bad.logs));
+  }
 });

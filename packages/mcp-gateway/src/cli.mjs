@@ -100,11 +100,26 @@ if (gateway.config.fleet) {
   }
   try {
     const bus = await fleetPkg.redisBus({ url: gateway.config.fleet.redis, namespace: gateway.config.fleet.namespace, onError: (e) => log('fleet_error', { error: e?.message ?? String(e) }) });
-    // The fleet key (HMAC-SHA256 over every delta) comes from the environment, not the config file.
-    fleet = await fleetPkg.joinFleet(gateway.router, bus, { key: process.env.SHR_FLEET_KEY });
+    fleet = await fleetPkg.joinFleet(gateway.router, bus, fleetSigning(gateway.config.fleet));
   } catch (e) {
     await gateway.close();
-    die(1, `fleet: ${e?.message ?? e}`);
+    die(1, `fleet: ${e?.code ? `${e.code}: ` : ''}${e?.message ?? e}`);
+  }
+}
+
+/**
+ * How this gateway signs its fleet's deltas. Secrets come from the environment, never the
+ * config file: the fleet key (`SHR_FLEET_KEY`, HMAC-SHA256), or with `fleet.members` (the
+ * public keys by origin) this gateway's own Ed25519 private key (`SHR_MEMBER_KEY`, a JWK).
+ */
+function fleetSigning(config) {
+  if (!config.members) return { key: process.env.SHR_FLEET_KEY };
+  const raw = process.env.SHR_MEMBER_KEY;
+  if (raw === undefined || raw === '') return { members: config.members };
+  try {
+    return { members: config.members, memberKey: JSON.parse(raw) };
+  } catch {
+    throw new Error('SHR_MEMBER_KEY is not JSON: it must hold this gateway\'s private key as a JWK');
   }
 }
 

@@ -85,9 +85,12 @@ const Config = strict({
   maxMessageBytes: whole(1024, 1024 ** 3, 'must be a whole number of bytes in 1024..1073741824').optional(),
   fleet: strict({
     redis: z.string({ error: 'must be a redis:// URL' }),
-    namespace: z.string({ error: 'must be a string' }).optional(),
+    // No default: two gateway fleets on one Redis never share health by accident.
+    namespace: z.string({ error: 'is required: the fleet\'s name on the Redis (no default, so two fleets never share one by accident)' }),
     origin: z.string({ error: 'must be a string' }).optional(),
-  }).optional(),
+    // Member keys: the fleet's Ed25519 public keys by origin (checked by @shr/fleet at join).
+    members: z.record(z.string(), z.unknown(), { error: 'must be an object of origin -> public key (JWK)' }).optional(),
+  }).refine((f) => f.members === undefined || f.origin !== undefined, { error: 'needs `origin` with `members`: the name this gateway\'s key is listed under', path: ['origin'] }).optional(),
   $schema: z.unknown().optional(),
 });
 
@@ -130,7 +133,7 @@ export function readConfig(raw) {
   const timeoutMs = c.timeoutMs ?? 10_000;
   const cooldownMs = c.cooldownMs ?? 30_000;
   const probeIntervalMs = c.probeIntervalMs ?? Math.min(cooldownMs, 5000);
-  const fleet = c.fleet ? { redis: c.fleet.redis, namespace: c.fleet.namespace ?? 'shr-mcp-gateway', origin: c.fleet.origin } : null;
+  const fleet = c.fleet ? { redis: c.fleet.redis, namespace: c.fleet.namespace, origin: c.fleet.origin, members: c.fleet.members } : null;
   return { servers, capabilities, timeoutMs, cooldownMs, probeIntervalMs, passThrough: c.passThrough ?? true, maxMessageBytes: c.maxMessageBytes ?? MAX_MESSAGE_BYTES, fleet };
 }
 
