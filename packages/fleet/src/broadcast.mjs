@@ -2,13 +2,11 @@
 // joins asks the others for their snapshot and takes what arrives within `snapshotMs`. The
 // channel's name is the fleet's namespace (required: no default). joinFleet signs with Web
 // Crypto in a browser.
-import { within, readOptions, badOptions, option } from './order.mjs';
+import { within, readOptions, badOptions, coded, option } from './order.mjs';
 
 export function broadcastBus(name, opts) {
   if (typeof name !== 'string' || name === '') {
-    const e = badOptions('broadcastBus: the channel name (the fleet\'s namespace) is required, a non-empty string');
-    e.code = 'namespace_required';
-    throw e;
+    throw coded('namespace_required', 'broadcastBus: the channel name (the fleet\'s namespace) is required, a non-empty string');
   }
   readOptions('broadcastBus', { snapshotMs: option.positive() }, opts);
   const { snapshotMs = 200 } = opts ?? {};

@@ -4,7 +4,7 @@
 // applied (the router refuses bad deltas with a code), and every change the router makes on its
 // own evidence is signed and published. Nothing here decides health: the core does,
 // deterministically; this layer decides who may speak.
-import { readOptions, badOptions, option } from './order.mjs';
+import { readOptions, badOptions, coded, option } from './order.mjs';
 import { sealer, fingerprint } from './sign.mjs';
 
 const OPTIONS = {
@@ -59,9 +59,7 @@ export async function joinFleet(router, bus, opts) {
   }
   const namespace = bus.namespace ?? opts?.namespace;
   if (typeof namespace !== 'string' || namespace === '') {
-    const e = new Error(`${where}: a namespace is required (the bus's, or \`namespace\`): there is no default, so two fleets never share one by accident`);
-    e.code = 'namespace_required';
-    throw e;
+    throw coded('namespace_required', `${where}: a namespace is required (the bus's, or \`namespace\`): there is no default, so two fleets never share one by accident`);
   }
   if (bus.namespace !== undefined && opts?.namespace !== undefined && opts.namespace !== bus.namespace) {
     throw badOptions(`${where}: \`namespace\` ${JSON.stringify(opts.namespace)} is not the bus's (${JSON.stringify(bus.namespace)})`);

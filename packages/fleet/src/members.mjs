@@ -3,7 +3,7 @@
 // the origin it names, so a member (or a host taken over) can speak only for itself: quorum
 // means `quorum` distinct key holders, not `quorum` origins one shared-key holder made up.
 // Keys are JWKs (RFC 8037), the one format node:crypto and Web Crypto both import.
-import { badOptions } from './order.mjs';
+import { badOptions, coded } from './order.mjs';
 
 /** Keys listed for one origin at most: the current one and a few being rotated. */
 const MAX_KEYS_PER_MEMBER = 4;
@@ -11,13 +11,6 @@ const MAX_KEYS_PER_MEMBER = 4;
 export const MAX_MEMBERS = 4096;
 const B64URL_32 = /^[A-Za-z0-9_-]{43}$/;
 const ORIGIN = /^[\x21-\x7e]{1,128}$/;
-
-/** An error with a stable code. */
-function coded(code, message) {
-  const e = new Error(message);
-  e.code = code;
-  return e;
-}
 
 /** Checks an Ed25519 JWK; `priv` says whether the private part `d` must be there or absent. */
 function jwk(where, name, k, priv) {

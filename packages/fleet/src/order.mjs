@@ -11,21 +11,22 @@ export function newer(a, b) {
 export function within(ms, what, promise) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => {
-      const e = new Error(`${what}: no answer in ${ms} ms`);
-      e.code = 'timeout';
-      reject(e);
-    }, ms);
+    timer = setTimeout(() => reject(coded('timeout', `${what}: no answer in ${ms} ms`)), ms);
     timer.unref?.();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** An error with a stable code. */
+export function coded(code, message) {
+  const e = new Error(message);
+  e.code = code;
+  return e;
+}
+
 /** An error with the stable code `bad_options`. */
 export function badOptions(message) {
-  const e = new Error(message);
-  e.code = 'bad_options';
-  return e;
+  return coded('bad_options', message);
 }
 
 /**

@@ -14,7 +14,7 @@
 // missed its message reads it back from the key, with its age (the cooldown left is cut by it).
 import { createClient } from 'redis';
 import { z } from 'zod';
-import { within, readOptions, badOptions, option } from './order.mjs';
+import { within, readOptions, badOptions, coded, option } from './order.mjs';
 
 // Stores the envelope (with the TTL it was stored for, so a reader can tell its age) and
 // publishes it, atomically. The channel is an argument, not a key: an ACL user's key patterns
@@ -43,9 +43,7 @@ const REFUSED = /^(WRONGPASS|NOAUTH|NOPERM|ERR AUTH|ERR invalid password|ERR Cli
 /** A fleet's namespace: 1 to 128 of [A-Za-z0-9_.:-]; no glob character (it is a SCAN pattern). */
 export function checkNamespace(namespace) {
   if (namespace === undefined || namespace === null) {
-    const e = new Error('redisBus: `namespace` is required (1 to 128 of A-Z a-z 0-9 _ . : -): there is no default, so two apps on one Redis never share health by accident');
-    e.code = 'namespace_required';
-    throw e;
+    throw coded('namespace_required', 'redisBus: `namespace` is required (1 to 128 of A-Z a-z 0-9 _ . : -): there is no default, so two apps on one Redis never share health by accident');
   }
   if (typeof namespace !== 'string' || !NAMESPACE.test(namespace)) {
     const glob = typeof namespace === 'string' && /[*?[\]]/.test(namespace);

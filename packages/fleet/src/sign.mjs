@@ -6,7 +6,7 @@
 // - member keys (`shr: 2`, members.mjs): each member signs with its own Ed25519 key, verified
 //   against the key listed for the origin the delta names, so no member can speak for another.
 // Node uses node:crypto; a browser (or `crypto: 'webcrypto'`) uses Web Crypto (crypto.subtle).
-import { badOptions } from './order.mjs';
+import { badOptions, coded } from './order.mjs';
 import { readMembers, memberPrimitives } from './members.mjs';
 
 /** The prefix of every signed text, by the envelope's version (its signing scheme). */
@@ -17,13 +17,6 @@ export const MAX_MESSAGE = 8192;
 const DELTA_KEYS = new Set(['tool', 'change', 'cooldown', 'version', 'origin']);
 const ENVELOPE_KEYS = new Set(['shr', 'ns', 'graph', 'delta', 'sig', 'age']);
 const MIN_KEY_BYTES = 16;
-
-/** An error with a stable code. */
-function coded(code, message) {
-  const e = new Error(message);
-  e.code = code;
-  return e;
-}
 
 function keyBytes(where, name, key) {
   let bytes;
