@@ -131,6 +131,8 @@ test('bad member keys and lists are refused with codes; a shared-key envelope is
     [{ members, memberKey: pairs.a0.publicKey }, /^bad_options: .*memberKey.d`/],
     [{ members, memberKey: pairs.a1.privateKey }, /^bad_options: .*not a key `members` lists for this router's origin "a0"/],
     [{ members: { a1: pairs.a1.publicKey }, memberKey: own }, /^bad_options: .*origin "a0" is not in `members`/],
+    [{ members, memberKey: { ...own, d: pairs.a1.privateKey.d } }, /^bad_options: .*private part `d` is not the private key of its public part `x`/],
+    [{ members, memberKey: { ...own, d: pairs.a1.privateKey.d }, crypto: 'webcrypto' }, /^bad_options: .*private part `d` is not the private key/],
     [{ members, memberKey: own, quorum: 5 }, /^bad_options: .*quorum` 5 is more than the 4 members/],
   ];
   for (const [opts, want] of cases) assert.match(await refusal(opts), want);

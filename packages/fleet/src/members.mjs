@@ -48,6 +48,11 @@ export function readMembers(where, { members, memberKey, origin }) {
   return { list, own };
 }
 
+/** Signed and checked once at join: a `d` that is not `x`'s would sign what nobody accepts. */
+const SELF_CHECK = 'shr-fleet/2 member key self-check';
+const publicPart = (k) => ({ kty: k.kty, crv: k.crv, x: k.x });
+const mismatch = () => badOptions("joinFleet: `memberKey`'s private part `d` is not the private key of its public part `x`");
+
 const fromB64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 const toB64 = (bytes) => {
   let s = '';
@@ -66,6 +71,8 @@ export async function memberPrimitives(kind, { list, own }) {
     const c = await import('node:crypto');
     const priv = c.createPrivateKey({ key: own, format: 'jwk' });
     const pub = new Map([...list].map(([o, ks]) => [o, ks.map((k) => c.createPublicKey({ key: k, format: 'jwk' }))]));
+    const probe = enc.encode(SELF_CHECK);
+    if (!c.verify(null, probe, c.createPublicKey({ key: publicPart(own), format: 'jwk' }), c.sign(null, probe, priv))) throw mismatch();
     return {
       listed: (origin) => pub.has(origin),
       sign: (text) => c.sign(null, enc.encode(text), priv).toString('base64'),
@@ -84,9 +91,14 @@ export async function memberPrimitives(kind, { list, own }) {
   try {
     priv = await subtle.importKey('jwk', own, alg, false, ['sign']);
   } catch (e) {
+    // A key Web Crypto reads and refuses (its `d` is not `x`'s) is the caller's; no Ed25519 is ours.
+    if (e?.name === 'DataError') throw mismatch();
     throw coded('no_crypto', `Web Crypto cannot use Ed25519 keys here: ${e.message}`);
   }
   const pub = new Map(await Promise.all([...list].map(async ([o, ks]) => [o, await Promise.all(ks.map((k) => subtle.importKey('jwk', k, alg, false, ['verify'])))])));
+  const probe = enc.encode(SELF_CHECK);
+  const ownPublic = await subtle.importKey('jwk', publicPart(own), alg, false, ['verify']);
+  if (!(await subtle.verify(alg, ownPublic, await subtle.sign(alg, priv, probe), probe))) throw mismatch();
   return {
     listed: (origin) => pub.has(origin),
     sign: async (text) => toB64(new Uint8Array(await subtle.sign(alg, priv, enc.encode(text)))),
