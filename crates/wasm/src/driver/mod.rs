@@ -15,7 +15,7 @@
 //! Each tool call receives `{tool, attempt, callId, signal, context, results}`: `callId` is the
 //! call's idempotency key (the same on a retry of a step), `signal` an `AbortSignal` aborted at
 //! the call's timeout, the run's deadline, or the end of the run with the call still out
-//! ([`cancel`]). When the run ends, every place its calls held is given back to the router.
+//! ([`js`]). When the run ends, every place its calls held is given back to the router.
 //!
 //! What a tool did becomes a result like this (never a trap):
 //! - threw or rejected -> service failure, transient (an untyped error is no proof of an
@@ -39,16 +39,16 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use js_sys::{Array, Function, Object, Promise};
-use shr_core::{Action, Decision, Outcome, Run, ToolResult};
+use shr_core::{Action, Decision, Event, Outcome, Run, ToolResult};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{get, is_nullish, to_js};
+use crate::convert::{get, is_nullish, to_js, to_js_parsed};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
 mod call;
-mod cancel;
+mod js;
 mod options;
 mod outcome;
 mod wait;
@@ -124,7 +124,7 @@ async fn drive(
         context,
         results: Object::new(),
         in_flight: Vec::new(),
-        events: Array::new(),
+        events: Vec::new(),
         deadline,
         late_ms,
     };
@@ -135,17 +135,19 @@ async fn drive(
     if let Ok(mut inner) = inner.try_borrow_mut() {
         inner.router.release_run(&mut run);
     }
-    let events: JsValue = host.events.into();
-    let outcome = result.and_then(|o| to_js(&o));
-    match outcome {
-        Ok(outcome) => {
-            let out = Object::new();
-            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("outcome"), &outcome);
-            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("events"), &events);
-            Ok(out.into())
-        }
-        Err(e) => Err(e.with("events", events)),
+    // The whole result as one JSON text and one `JSON.parse`: the events are most of a run's
+    // objects, and JS builds them from text faster than from Rust one property at a time.
+    match result.and_then(|outcome| to_js_parsed(&RunResult { outcome: &outcome, events: &host.events })) {
+        Ok(out) => Ok(out),
+        Err(e) => Err(e.with("events", to_js_parsed(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }
+}
+
+/// What a run resolves with (`RunResult` in the TypeScript definitions).
+#[derive(serde::Serialize)]
+struct RunResult<'a> {
+    outcome: &'a Outcome,
+    events: &'a [Event],
 }
 
 struct Host {
@@ -154,8 +156,8 @@ struct Host {
     /// Outputs of the tools that succeeded in this run, by id (passed to later tools).
     results: Object,
     in_flight: Vec<InFlight>,
-    /// Every event of the run, as JS values: the run itself keeps none once they are taken.
-    events: Array,
+    /// Every event of the run: the run itself keeps none once they are taken.
+    events: Vec<Event>,
     /// The run's deadline (`deadlineMs`), raced against every wait.
     deadline: Option<Deadline>,
     /// How long a side effect's late result is awaited past its timeout.
@@ -196,8 +198,8 @@ impl Host {
                             graph.index(&call.tool).is_some_and(|v| graph.node(v).side_effect)
                         };
                         // The backoff as a duration: a host clock that steps back changes no wait.
-                        let (phase, abort) = if call.delay_ms > 0 {
-                            (Phase::Backoff(self.sleep(call.delay_ms as f64)), None)
+                        let phase = if call.delay_ms > 0 {
+                            Phase::Backoff(self.sleep(call.delay_ms as f64))
                         } else {
                             self.start_tool(&call.tool, call.attempt, &call.call_id, call.timeout_ms)?
                         };
@@ -209,7 +211,6 @@ impl Host {
                             side_effect,
                             phase,
                             started: now,
-                            abort,
                         });
                     }
                 }
@@ -306,15 +307,17 @@ impl Host {
         Ok(parse_decision(&answer)?)
     }
 
-    /// Takes the run's new events, keeps them for the result and streams them to `onEvent`. A
-    /// listener that throws is ignored: it must not change the run.
+    /// Takes the run's new events, keeps them for the result and streams them to `onEvent` (as
+    /// JS values only when there is a listener). A listener that throws is ignored: it must not
+    /// change the run.
     fn emit(&mut self, run: &mut Run) {
         for e in run.drain_events() {
-            let Ok(v) = to_js(&e) else { continue };
             if let Some(f) = &self.opts.on_event {
-                let _ = f.call1(&JsValue::UNDEFINED, &v);
+                if let Ok(v) = to_js(&e) {
+                    let _ = f.call1(&JsValue::UNDEFINED, &v);
+                }
             }
-            self.events.push(&v);
+            self.events.push(e);
         }
     }
 
@@ -362,9 +365,7 @@ impl Host {
         }
         for c in self.in_flight.drain(..) {
             c.phase.clear();
-            if let Some(a) = &c.abort {
-                a.abort("AbortError", &format!("the run ended with `{}` still out", c.tool));
-            }
+            c.phase.abort("AbortError", &format!("the run ended with `{}` still out", c.tool));
         }
     }
 }

@@ -1,0 +1,133 @@
+//! The JS half of a tool call (issue 48: a run's CPU is mostly its crossings of the boundary).
+//! One crossing starts a call: the tool's input is built in JS, its `signal` is a getter that
+//! makes the call's `AbortController` only when a tool reads it (most never do; one read after
+//! the call was aborted gets a signal aborted with the same reason), and the call's timeout
+//! timer is armed only when the tool has not settled within the microtask turn it was called in
+//! (an async tool that returns at once costs no timer). What the driver awaits is one promise
+//! per wait: it resolves with the tool's value, rejects with what it threw, or resolves with the
+//! call object itself when the wait's time is up (no tool can return that object).
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = r#"
+class ToolCall {
+  constructor() {
+    this.controller = null;
+    this.reason = null;
+    this.timer = null;
+    this.state = 0; // 0 running, 1 returned, 2 threw
+    this.value = undefined;
+    this.resolve = null;
+    this.reject = null;
+    this.cleared = false;
+  }
+  signal() {
+    if (this.controller === null) {
+      if (typeof AbortController !== 'function') return undefined;
+      this.controller = new AbortController();
+      if (this.reason !== null) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+}
+function settled(c, state, value) {
+  if (c.state !== 0) return;
+  c.state = state;
+  c.value = value;
+  if (c.timer !== null) {
+    clearTimeout(c.timer);
+    c.timer = null;
+  }
+  const done = state === 1 ? c.resolve : c.reject;
+  c.resolve = c.reject = null;
+  if (done !== null) done(value);
+}
+function expire(c) {
+  c.timer = null;
+  const done = c.resolve;
+  c.resolve = c.reject = null;
+  if (done !== null) done(c);
+}
+function arm(c, ms) {
+  if (c.resolve !== null && c.timer === null && !c.cleared) c.timer = setTimeout(expire, ms, c);
+}
+function wait(c, ms, now) {
+  return new Promise((resolve, reject) => {
+    if (c.state === 1) return resolve(c.value);
+    if (c.state === 2) return reject(c.value);
+    c.resolve = resolve;
+    c.reject = reject;
+    if (now) arm(c, ms);
+    else queueMicrotask(() => arm(c, ms));
+  });
+}
+export function call_tool(f, tool, attempt, callId, context, results, ms) {
+  const c = new ToolCall();
+  const input = {
+    tool, attempt, callId,
+    get signal() { return c.signal(); },
+    context, results: Object.assign({}, results),
+  };
+  let p;
+  try {
+    p = Promise.resolve(f(input));
+  } catch (e) {
+    p = Promise.reject(e);
+  }
+  p.then((v) => settled(c, 1, v), (e) => settled(c, 2, e));
+  return c;
+}
+export function given_result(p) {
+  const c = new ToolCall();
+  p.then((v) => settled(c, 1, v), (e) => settled(c, 2, e));
+  return c;
+}
+export function call_wait(c, ms) {
+  return wait(c, ms, false);
+}
+export function call_late(c, ms) {
+  return wait(c, ms, true);
+}
+export function call_clear(c) {
+  c.cleared = true;
+  if (c.timer !== null) {
+    clearTimeout(c.timer);
+    c.timer = null;
+  }
+}
+export function call_abort(c, name, message) {
+  if (c.reason !== null) return;
+  const reason = new Error(message);
+  reason.name = name;
+  c.reason = reason;
+  if (c.controller !== null) {
+    try {
+      c.controller.abort(reason);
+    } catch (_) {}
+  }
+}
+"#)]
+extern "C" {
+    /// Calls `f` with the call's input; the returned handle is what the other functions take.
+    pub(super) fn call_tool(
+        f: &Function,
+        tool: &str,
+        attempt: u32,
+        call_id: &str,
+        context: &JsValue,
+        results: &JsValue,
+        ms: f64,
+    ) -> JsValue;
+    /// A call that did not reach a tool: its result is the promise given.
+    pub(super) fn given_result(p: &Promise) -> JsValue;
+    /// The call's result, or the call itself once `ms` passed (the timer armed only when the
+    /// call has not settled within this microtask turn).
+    pub(super) fn call_wait(c: &JsValue, ms: f64) -> Promise;
+    /// The same with the timer armed at once (a side effect's late result against the grace).
+    pub(super) fn call_late(c: &JsValue, ms: f64) -> Promise;
+    /// Clears the call's timer, and arms none after.
+    pub(super) fn call_clear(c: &JsValue);
+    /// Aborts the call's signal (now, or when a tool reads it) with an `Error` named `name`.
+    pub(super) fn call_abort(c: &JsValue, name: &str, message: &str);
+}
