@@ -1,6 +1,7 @@
-//! Crossing the boundary. Out: core types -> `serde_json::Value` -> JS with
-//! serde-wasm-bindgen's JSON-compatible serializer, so a JS host sees the JSON the core writes
-//! (an infinite weight is `null`, as in the event log). In: `JSON.stringify` then serde_json, so
+//! Crossing the boundary. Out: core types -> JSON text -> `JSON.parse`, so a JS host sees the
+//! JSON the core writes (an infinite weight is `null`, as in the event log); the graph
+//! description and errors' problem lists through serde-wasm-bindgen's JSON-compatible
+//! serializer. In: `JSON.stringify` then serde_json, so
 //! a hostile value (a cycle, a BigInt, a throwing getter) becomes an error with a message, never
 //! a trap, and nesting is bounded by serde_json's recursion limit.
 //!
@@ -18,23 +19,18 @@ use wasm_bindgen::JsValue;
 
 use crate::error::{message_of, ShrError};
 
-/// A core value as a plain JS value, its keys in camelCase.
+/// A core value as a plain JS value, its keys in camelCase: its JSON text ([`to_json_camel`])
+/// parsed by `JSON.parse`, which builds objects faster than serde-wasm-bindgen can one property
+/// at a time across the boundary (and one serializer per type, not two, keeps the module small).
 pub fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ShrError> {
-    let value = serde_json::to_value(v).map_err(|e| ShrError::new("internal", e.to_string()))?;
-    json_to_js(&camelize(value))
+    js_sys::JSON::parse(&to_json_camel(v)?).map_err(|e| ShrError::new("internal", message_of(&e)))
 }
 
-/// A core value as JSON text, its keys in camelCase: what [`to_js`] gives, as text for one
-/// `JSON.parse` in JS, which builds objects faster than they can be built one property at a
-/// time across the boundary.
+/// A core value as JSON text, its keys in camelCase (what [`to_js`] parses): the JSON the core
+/// writes (an infinite weight is `null`, as in the event log).
 pub fn to_json_camel<T: Serialize + ?Sized>(v: &T) -> Result<String, ShrError> {
     let text = serde_json::to_string(v).map_err(|e| ShrError::new("internal", e.to_string()))?;
     Ok(camel_keys(&text))
-}
-
-/// `JSON.parse` of [`to_json_camel`]'s text: a core value as a plain JS value.
-pub fn to_js_parsed<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ShrError> {
-    js_sys::JSON::parse(&to_json_camel(v)?).map_err(|e| ShrError::new("internal", message_of(&e)))
 }
 
 /// Compact JSON text with every object key in camelCase ([`camel`]). In serde_json's compact

@@ -6,15 +6,15 @@ use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::Poll;
 
-use js_sys::{Function, Object};
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::js::{call_abort, call_clear, call_late, call_tool, call_wait, given_result};
+use super::js::{call_abort, call_clear, call_late, call_tool, call_wait, given_result, tool_output};
 use super::options::MAX_TIMER_MS;
 use super::outcome::{permanent, Settled};
 use super::wait::Sleep;
-use super::{clear_timeout, has_own, End, Host};
+use super::{clear_timeout, End, Host};
 use crate::error::{message_of, ShrError};
 
 /// A call in flight.
@@ -51,6 +51,14 @@ impl Phase {
         }
     }
 
+    /// The call's JS half, once it is started.
+    pub(super) fn call(&self) -> Option<&JsValue> {
+        match self {
+            Phase::Backoff(_) => None,
+            Phase::Running { call, .. } | Phase::Late { call, .. } => Some(call),
+        }
+    }
+
     /// Aborts the call's signal (a call still in its backoff has none yet).
     pub(super) fn abort(&self, name: &str, message: &str) {
         if let Phase::Running { call, .. } | Phase::Late { call, .. } = self {
@@ -70,33 +78,26 @@ impl Host {
         call_id: &str,
         timeout_ms: u64,
     ) -> Result<Phase, ShrError> {
-        // Every way of not having a callable tool is that call's failure, not the run's: the
-        // session routes around it like any other outage.
-        let key = JsValue::from_str(tool);
         // Only the host's own properties are tools: `constructor` or `toString` must not run
-        // what every object inherits.
-        let own = has_own(&self.opts.tools, &key).map_err(|e| {
-            ShrError::new(
-                "bad_options",
-                format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
-            )
-        })?;
-        let found = if own { js_sys::Reflect::get(&self.opts.tools, &key) } else { Ok(JsValue::UNDEFINED) };
-        let call = match found {
-            Err(e) => given_result(&permanent(&format!(
+        // what every object inherits. Every way of not having a callable tool is that call's
+        // failure, not the run's: the session routes around it like any other outage.
+        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results)
+            .map_err(|e| {
+                ShrError::new(
+                    "bad_options",
+                    format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
+                )
+            })?;
+        let call = if call.is_undefined() {
+            given_result(&permanent(&format!("options.tools has no function for `{tool}`")))
+        } else if Array::is_array(&call) {
+            let e = Array::from(&call).get(0);
+            given_result(&permanent(&format!(
                 "options.tools.{tool}: reading `{tool}` threw: {}",
                 message_of(&e)
-            ))),
-            Ok(f) if f.is_function() => call_tool(
-                f.unchecked_ref::<Function>(),
-                tool,
-                attempt,
-                call_id,
-                &self.context,
-                &self.results,
-                (timeout_ms as f64).min(MAX_TIMER_MS),
-            ),
-            Ok(_) => given_result(&permanent(&format!("options.tools has no function for `{tool}`"))),
+            )))
+        } else {
+            call
         };
         let fut = JsFuture::from(call_wait(&call, (timeout_ms as f64).min(MAX_TIMER_MS)));
         Ok(Phase::Running { fut, call })
@@ -143,7 +144,14 @@ impl Host {
             };
             let late = matches!(c.phase, Phase::Late { .. });
             let settled = match (r, timed_out, late) {
-                (Ok(v), false, _) => Settled::Value(v),
+                (Ok(v), false, _) => match (&c.phase, &v) {
+                    (Phase::Running { call, .. } | Phase::Late { call, .. }, v) => match tool_output(call, v)
+                    {
+                        Some(text) => Settled::Output(text),
+                        None => Settled::Value(v.clone()),
+                    },
+                    _ => Settled::Value(v),
+                },
                 (Err(e), false, false) => Settled::Threw(e),
                 // A rejection after the abort (an `AbortError`) says nothing of what it did.
                 (Err(e), false, true) => Settled::Unknown(format!(

@@ -7,10 +7,11 @@
 //! per wait: it resolves with the tool's value, rejects with what it threw, or resolves with the
 //! call object itself when the wait's time is up (no tool can return that object).
 
-use js_sys::{Function, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
+const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
 class ToolCall {
   constructor() {
     this.controller = null;
@@ -21,6 +22,7 @@ class ToolCall {
     this.resolve = null;
     this.reject = null;
     this.cleared = false;
+    this.copy = undefined;
   }
   signal() {
     if (this.controller === null) {
@@ -62,7 +64,19 @@ function wait(c, ms, now) {
     else queueMicrotask(() => arm(c, ms));
   });
 }
-export function call_tool(f, tool, attempt, callId, context, results, ms) {
+export function call_tool(tools, tool, attempt, callId, context, results) {
+  // Only the host's own properties are tools. A throwing check is thrown (the run rejects); a
+  // throwing read is returned in an array, and no function is `undefined` (the call's failure).
+  const own = Object.hasOwn(tools, tool);
+  let f;
+  if (own) {
+    try {
+      f = tools[tool];
+    } catch (e) {
+      return [e];
+    }
+  }
+  if (typeof f !== 'function') return undefined;
   const c = new ToolCall();
   const input = {
     tool, attempt, callId,
@@ -77,6 +91,49 @@ export function call_tool(f, tool, attempt, callId, context, results, ms) {
   }
   p.then((v) => settled(c, 1, v), (e) => settled(c, 2, e));
   return c;
+}
+export function tool_output(c, v) {
+  // A value that is plainly no structured failure, as JSON text; its copy (what later tools
+  // get) kept for call_keep. Anything else (`success: false`, a throwing getter, no JSON) is
+  // `undefined`: the Rust side reads it and says what is wrong.
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    try {
+      if (v.success === false) return undefined;
+    } catch (_) {
+      return undefined;
+    }
+  }
+  let text;
+  try {
+    text = JSON.stringify(v);
+  } catch (_) {
+    return undefined;
+  }
+  if (typeof text !== 'string') return undefined;
+  c.copy = JSON.parse(text);
+  return text;
+}
+export function call_keep(c, results, tool) {
+  results[tool] = c.copy;
+}
+export function run_options(o) {
+  // The options in one crossing when they are plain: own string keys all known, no getter
+  // throws. Anything else is `undefined`, and the Rust side reads them one by one and words
+  // the error.
+  if (typeof o !== 'object' || o === null) return undefined;
+  try {
+    for (const k of Reflect.ownKeys(o)) if (typeof k === 'string' && !OPTIONS.has(k)) return undefined;
+    return [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
+  } catch (_) {
+    return undefined;
+  }
+}
+export function random_uuid() {
+  try {
+    return globalThis.crypto.randomUUID();
+  } catch (_) {
+    return undefined;
+  }
 }
 export function given_result(p) {
   const c = new ToolCall();
@@ -96,6 +153,22 @@ export function call_clear(c) {
     c.timer = null;
   }
 }
+export function run_result(outcome, events) {
+  const result = { outcome: JSON.parse(outcome), events: null };
+  Object.defineProperty(result, 'events', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = JSON.parse(events);
+      Object.defineProperty(result, 'events', { value, enumerable: true, configurable: true, writable: true });
+      return value;
+    },
+    set(value) {
+      Object.defineProperty(result, 'events', { value, enumerable: true, configurable: true, writable: true });
+    },
+  });
+  return result;
+}
 export function call_abort(c, name, message) {
   if (c.reason !== null) return;
   const reason = new Error(message);
@@ -109,16 +182,28 @@ export function call_abort(c, name, message) {
 }
 "#)]
 extern "C" {
-    /// Calls `f` with the call's input; the returned handle is what the other functions take.
+    /// Calls `tools[tool]` with the call's input; the returned handle is what the other
+    /// functions take. `undefined` when `tools` has no own function `tool`, `[e]` when reading
+    /// it threw `e`; `Err` when checking for it threw.
+    #[wasm_bindgen(catch)]
     pub(super) fn call_tool(
-        f: &Function,
+        tools: &JsValue,
         tool: &str,
         attempt: u32,
         call_id: &str,
         context: &JsValue,
         results: &JsValue,
-        ms: f64,
-    ) -> JsValue;
+    ) -> Result<JsValue, JsValue>;
+    /// What a call returned as JSON text when it is plainly an output (its copy kept in the
+    /// call), else `None`.
+    pub(super) fn tool_output(c: &JsValue, v: &JsValue) -> Option<String>;
+    /// `results[tool]` = the copy [`tool_output`] kept.
+    pub(super) fn call_keep(c: &JsValue, results: &JsValue, tool: &str);
+    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep]`
+    /// when the options are plain (known keys, no getter that throws), else `undefined`.
+    pub(super) fn run_options(o: &JsValue) -> JsValue;
+    /// `crypto.randomUUID()`, or `None` where there is none.
+    pub(super) fn random_uuid() -> Option<String>;
     /// A call that did not reach a tool: its result is the promise given.
     pub(super) fn given_result(p: &Promise) -> JsValue;
     /// The call's result, or the call itself once `ms` passed (the timer armed only when the
@@ -128,6 +213,9 @@ extern "C" {
     pub(super) fn call_late(c: &JsValue, ms: f64) -> Promise;
     /// Clears the call's timer, and arms none after.
     pub(super) fn call_clear(c: &JsValue);
+    /// What a run resolves with, from the JSON texts of its outcome and its events: the events
+    /// (most of the text) are parsed when first read, a data property from then on.
+    pub(super) fn run_result(outcome: &str, events: &str) -> JsValue;
     /// Aborts the call's signal (now, or when a tool reads it) with an `Error` named `name`.
     pub(super) fn call_abort(c: &JsValue, name: &str, message: &str);
 }

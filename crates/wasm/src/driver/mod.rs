@@ -39,11 +39,11 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use js_sys::{Array, Function, Object, Promise};
-use shr_core::{Action, Decision, Event, Outcome, Run, ToolResult};
+use shr_core::{Action, Decision, Event, Outcome, Run};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{get, is_nullish, to_js, to_js_parsed};
+use crate::convert::{get, is_nullish, to_js, to_json_camel};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
@@ -57,7 +57,7 @@ use call::{InFlight, Phase};
 use options::{RunOptions, MAX_TIMER_MS};
 pub use options::{DEFAULT_ESCALATE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS};
 pub(crate) use outcome::parse_decision;
-use outcome::result_of;
+use outcome::{result_of, Kept};
 use wait::{timer, Deadline, Sleep, SLEEP_GRACE_MS};
 
 #[wasm_bindgen]
@@ -72,9 +72,6 @@ extern "C" {
     fn promise_reject(v: &JsValue) -> Promise;
     #[wasm_bindgen(js_namespace = Promise, js_name = race)]
     fn promise_race(items: &Array) -> Promise;
-    /// `Object.hasOwn`, whose Proxy trap may throw: caught, never a trap of the module.
-    #[wasm_bindgen(js_namespace = Object, js_name = hasOwn, catch)]
-    fn has_own(o: &JsValue, key: &JsValue) -> Result<bool, JsValue>;
 }
 
 /// Why a run stops before the core finishes it.
@@ -135,19 +132,13 @@ async fn drive(
     if let Ok(mut inner) = inner.try_borrow_mut() {
         inner.router.release_run(&mut run);
     }
-    // The whole result as one JSON text and one `JSON.parse`: the events are most of a run's
-    // objects, and JS builds them from text faster than from Rust one property at a time.
-    match result.and_then(|outcome| to_js_parsed(&RunResult { outcome: &outcome, events: &host.events })) {
-        Ok(out) => Ok(out),
-        Err(e) => Err(e.with("events", to_js_parsed(&host.events).unwrap_or_else(|_| Array::new().into()))),
+    // The result from JSON texts: the events are most of a run's objects, JS builds them from
+    // text faster than Rust can one property at a time, and only when they are read.
+    let texts = result.and_then(|outcome| Ok((to_json_camel(&outcome)?, to_json_camel(&host.events)?)));
+    match texts {
+        Ok((outcome, events)) => Ok(js::run_result(&outcome, &events)),
+        Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }
-}
-
-/// What a run resolves with (`RunResult` in the TypeScript definitions).
-#[derive(serde::Serialize)]
-struct RunResult<'a> {
-    outcome: &'a Outcome,
-    events: &'a [Event],
 }
 
 struct Host {
@@ -239,15 +230,19 @@ impl Host {
                     call.phase.clear();
                     let now = self.opts.now()?;
                     let latency = now.saturating_sub(call.started) as f64;
-                    let (result, output) = result_of(&call.tool, settled, latency);
-                    let ok = matches!(result, ToolResult::Ok { .. });
+                    let (result, kept) = result_of(&call.tool, settled, latency);
                     inner
                         .borrow_mut()
                         .router
                         .report(run, &call.tool, result, now)
                         .map_err(ShrError::session)?;
-                    if ok {
-                        let _ = js_sys::Reflect::set(&self.results, &JsValue::from_str(&call.tool), &output);
+                    match (kept, call.phase.call()) {
+                        (Kept::Copy(output), _) => {
+                            let _ =
+                                js_sys::Reflect::set(&self.results, &JsValue::from_str(&call.tool), &output);
+                        }
+                        (Kept::InCall, Some(c)) => js::call_keep(c, &self.results, &call.tool),
+                        _ => {}
                     }
                     self.emit(run);
                 }
@@ -372,12 +367,7 @@ impl Host {
 
 /// A random UUID (`crypto.randomUUID`), else 128 random bits from `Math.random` in hex.
 fn random_key() -> Option<String> {
-    let crypto = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("crypto")).ok();
-    let uuid = crypto.as_ref().and_then(|c| {
-        let f = js_sys::Reflect::get(c, &JsValue::from_str("randomUUID")).ok()?;
-        Function::from(f).call0(c).ok()?.as_string()
-    });
-    uuid.or_else(|| {
+    js::random_uuid().or_else(|| {
         let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
         Some([part(), part(), part(), part()].concat())
     })
