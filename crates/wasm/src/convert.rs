@@ -29,37 +29,7 @@ pub fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ShrError> {
 /// A core value as JSON text, its keys in camelCase (what [`to_js`] parses): the JSON the core
 /// writes (an infinite weight is `null`, as in the event log).
 pub fn to_json_camel<T: Serialize + ?Sized>(v: &T) -> Result<String, ShrError> {
-    let text = serde_json::to_string(v).map_err(|e| ShrError::new("internal", e.to_string()))?;
-    Ok(camel_keys(&text))
-}
-
-/// Compact JSON text with every object key in camelCase ([`camel`]). In serde_json's compact
-/// output a string is a key exactly when a `:` follows it at once; a string's own quotes are
-/// escaped, so the scan cannot lose its place.
-fn camel_keys(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let (mut copied, mut i) = (0, 0);
-    while i < bytes.len() {
-        if bytes[i] != b'"' {
-            i += 1;
-            continue;
-        }
-        let start = i + 1;
-        let mut end = start;
-        while end < bytes.len() && bytes[end] != b'"' {
-            end += if bytes[end] == b'\\' { 2 } else { 1 };
-        }
-        let key = &text[start..end.min(text.len())];
-        if bytes.get(end + 1) == Some(&b':') && key.contains('_') && !key.contains('\\') {
-            out.push_str(&text[copied..start]);
-            out.push_str(&camel(key));
-            copied = end;
-        }
-        i = end + 1;
-    }
-    out.push_str(&text[copied..]);
-    out
+    crate::camel_json::to_string(v).map_err(|e| ShrError::new("internal", e.to_string()))
 }
 
 /// A core value as a plain JS value, its keys as the core writes them (the graph description).
