@@ -128,9 +128,12 @@ export function run_options(o) {
     return undefined;
   }
 }
+let crypto = null;
 export function random_uuid() {
   try {
-    return globalThis.crypto.randomUUID();
+    // Node's `globalThis.crypto` is a getter that costs more than the UUID.
+    if (crypto === null) crypto = globalThis.crypto;
+    return crypto.randomUUID();
   } catch (_) {
     return undefined;
   }
@@ -153,21 +156,20 @@ export function call_clear(c) {
     c.timer = null;
   }
 }
+function own(o, value) {
+  Object.defineProperty(o, 'events', { value, enumerable: true, configurable: true, writable: true });
+  return value;
+}
 export function run_result(outcome, events) {
-  const result = { outcome: JSON.parse(outcome), events: null };
-  Object.defineProperty(result, 'events', {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const value = JSON.parse(events);
-      Object.defineProperty(result, 'events', { value, enumerable: true, configurable: true, writable: true });
-      return value;
+  return {
+    outcome: JSON.parse(outcome),
+    get events() {
+      return own(this, JSON.parse(events));
     },
-    set(value) {
-      Object.defineProperty(result, 'events', { value, enumerable: true, configurable: true, writable: true });
+    set events(value) {
+      own(this, value);
     },
-  });
-  return result;
+  };
 }
 export function call_abort(c, name, message) {
   if (c.reason !== null) return;
