@@ -8,9 +8,10 @@ use std::task::Poll;
 
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
-use super::js::{call_abort, call_clear, call_late, call_tool, call_wait, given_result, tool_output};
+use super::js::{
+    call_abort, call_clear, call_late, call_tool, call_wait, given_result, tool_output, CallWait,
+};
 use super::options::MAX_TIMER_MS;
 use super::outcome::{permanent, Settled};
 use super::wait::Sleep;
@@ -33,12 +34,12 @@ pub(super) enum Phase {
     Backoff(Sleep),
     /// The tool's result awaited against its timeout; `call` is the JS half ([`super::js`]).
     Running {
-        fut: JsFuture,
+        fut: CallWait,
         call: JsValue,
     },
     /// A side effect past its timeout, aborted: its late result awaited against the grace.
     Late {
-        fut: JsFuture,
+        fut: CallWait,
         call: JsValue,
     },
 }
@@ -99,8 +100,8 @@ impl Host {
         } else {
             call
         };
-        let fut = JsFuture::from(call_wait(&call, (timeout_ms as f64).min(MAX_TIMER_MS)));
-        Ok(Phase::Running { fut, call })
+        call_wait(&call, (timeout_ms as f64).min(MAX_TIMER_MS));
+        Ok(Phase::Running { fut: CallWait::new(&call), call })
     }
 
     /// Waits for the first call in flight to settle (in call order among those already
@@ -115,11 +116,11 @@ impl Host {
                     }
                 }
                 for (i, c) in self.in_flight.iter_mut().enumerate() {
-                    let fut = match &mut c.phase {
-                        Phase::Backoff(s) => &mut s.fut,
-                        Phase::Running { fut, .. } | Phase::Late { fut, .. } => fut,
+                    let r = match &mut c.phase {
+                        Phase::Backoff(s) => Pin::new(&mut s.fut).poll(cx),
+                        Phase::Running { fut, .. } | Phase::Late { fut, .. } => Pin::new(fut).poll(cx),
                     };
-                    if let Poll::Ready(r) = Pin::new(fut).poll(cx) {
+                    if let Poll::Ready(r) = r {
                         return Poll::Ready(Ok((i, r)));
                     }
                 }
@@ -174,8 +175,8 @@ impl Host {
                         // comes within the grace (the lease holds its place that long).
                         let Phase::Running { call, .. } = &c.phase else { continue };
                         let call = call.clone();
-                        let fut = JsFuture::from(call_late(&call, self.late_ms.clamp(1.0, MAX_TIMER_MS)));
-                        c.phase = Phase::Late { fut, call };
+                        call_late(&call, self.late_ms.clamp(1.0, MAX_TIMER_MS));
+                        c.phase = Phase::Late { fut: CallWait::new(&call), call };
                         continue;
                     }
                 }

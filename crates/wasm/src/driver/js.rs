@@ -6,12 +6,20 @@
 //! (an async tool that returns at once costs no timer). What the driver awaits is one promise
 //! per wait: it resolves with the tool's value, rejects with what it threw, or resolves with the
 //! call object itself when the wait's time is up (no tool can return that object).
+//! The driver waits on a call with [`CallWait`], a future woken from JS through one function
+//! made once (a `JsFuture` per call would make two closures and a promise per call).
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
 const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
+let notify = null;
 class ToolCall {
   constructor() {
     this.controller = null;
@@ -19,8 +27,8 @@ class ToolCall {
     this.timer = null;
     this.state = 0; // 0 running, 1 returned, 2 threw
     this.value = undefined;
-    this.resolve = null;
-    this.reject = null;
+    this.expired = false;
+    this.slot = -1; // the waker the driver waits with, while it waits
     this.cleared = false;
     this.copy = undefined;
   }
@@ -33,6 +41,11 @@ class ToolCall {
     return this.controller.signal;
   }
 }
+function wake(c) {
+  const slot = c.slot;
+  c.slot = -1;
+  if (slot >= 0 && notify !== null) notify(slot);
+}
 function settled(c, state, value) {
   if (c.state !== 0) return;
   c.state = state;
@@ -41,28 +54,18 @@ function settled(c, state, value) {
     clearTimeout(c.timer);
     c.timer = null;
   }
-  const done = state === 1 ? c.resolve : c.reject;
-  c.resolve = c.reject = null;
-  if (done !== null) done(value);
+  wake(c);
 }
 function expire(c) {
   c.timer = null;
-  const done = c.resolve;
-  c.resolve = c.reject = null;
-  if (done !== null) done(c);
+  c.expired = true;
+  wake(c);
 }
 function arm(c, ms) {
-  if (c.resolve !== null && c.timer === null && !c.cleared) c.timer = setTimeout(expire, ms, c);
+  if (c.state === 0 && !c.expired && c.timer === null && !c.cleared) c.timer = setTimeout(expire, ms, c);
 }
-function wait(c, ms, now) {
-  return new Promise((resolve, reject) => {
-    if (c.state === 1) return resolve(c.value);
-    if (c.state === 2) return reject(c.value);
-    c.resolve = resolve;
-    c.reject = reject;
-    if (now) arm(c, ms);
-    else queueMicrotask(() => arm(c, ms));
-  });
+export function set_notify(f) {
+  notify = f;
 }
 export function call_tool(tools, tool, attempt, callId, context, results) {
   // Only the host's own properties are tools. A throwing check is thrown (the run rejects); a
@@ -144,13 +147,25 @@ export function given_result(p) {
   return c;
 }
 export function call_wait(c, ms) {
-  return wait(c, ms, false);
+  queueMicrotask(() => arm(c, ms));
 }
 export function call_late(c, ms) {
-  return wait(c, ms, true);
+  c.expired = false;
+  arm(c, ms);
+}
+export function call_poll(c, slot) {
+  // 1 returned, 2 threw, 3 time is up; 0 still out: `slot` is woken when that changes.
+  if (c.state !== 0) return c.state;
+  if (c.expired) return 3;
+  c.slot = slot;
+  return 0;
+}
+export function call_value(c) {
+  return c.value;
 }
 export function call_clear(c) {
   c.cleared = true;
+  c.slot = -1;
   if (c.timer !== null) {
     clearTimeout(c.timer);
     c.timer = null;
@@ -208,11 +223,17 @@ extern "C" {
     pub(super) fn random_uuid() -> Option<String>;
     /// A call that did not reach a tool: its result is the promise given.
     pub(super) fn given_result(p: &Promise) -> JsValue;
-    /// The call's result, or the call itself once `ms` passed (the timer armed only when the
-    /// call has not settled within this microtask turn).
-    pub(super) fn call_wait(c: &JsValue, ms: f64) -> Promise;
-    /// The same with the timer armed at once (a side effect's late result against the grace).
-    pub(super) fn call_late(c: &JsValue, ms: f64) -> Promise;
+    /// Arms the call's timeout of `ms`, when it has not settled within this microtask turn.
+    pub(super) fn call_wait(c: &JsValue, ms: f64);
+    /// Arms a new wait of `ms` at once (a side effect's late result against the grace).
+    pub(super) fn call_late(c: &JsValue, ms: f64);
+    /// 1 returned, 2 threw, 3 the wait's time is up; 0 still out, and `slot` is woken (through
+    /// the function [`set_notify`] gave) when that changes.
+    pub(super) fn call_poll(c: &JsValue, slot: u32) -> u32;
+    /// What the call returned or threw.
+    pub(super) fn call_value(c: &JsValue) -> JsValue;
+    /// The function that wakes a slot's waker.
+    fn set_notify(f: &JsValue);
     /// Clears the call's timer, and arms none after.
     pub(super) fn call_clear(c: &JsValue);
     /// What a run resolves with, from the JSON texts of its outcome and its events: the events
@@ -220,4 +241,76 @@ extern "C" {
     pub(super) fn run_result(outcome: &str, events: &str) -> JsValue;
     /// Aborts the call's signal (now, or when a tool reads it) with an `Error` named `name`.
     pub(super) fn call_abort(c: &JsValue, name: &str, message: &str);
+}
+
+thread_local! {
+    /// The wakers of the calls waited on, by slot; `None` is a free slot.
+    static WAKERS: RefCell<Vec<Option<Waker>>> = const { RefCell::new(Vec::new()) };
+    /// Slots of calls no longer waited on, to reuse.
+    static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// Whether JS has the function that wakes a slot.
+    static NOTIFY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Wakes the waker of `slot`, if it is still waited on (a late wake of a reused slot is a
+/// spurious wake, which the poll that follows sees as such).
+fn wake_slot(slot: u32) {
+    let waker = WAKERS.with(|w| w.try_borrow_mut().ok().and_then(|mut w| w.get_mut(slot as usize)?.take()));
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}
+
+/// Waits for a call ([`call_wait`] or [`call_late`] armed its timer): `Ok(value)` when it
+/// returned, `Err(e)` when it threw, `Ok(call)` when the wait's time is up.
+pub(super) struct CallWait {
+    call: JsValue,
+    slot: u32,
+}
+
+impl CallWait {
+    pub(super) fn new(call: &JsValue) -> CallWait {
+        if !NOTIFY.with(|n| n.replace(true)) {
+            set_notify(&Closure::<dyn FnMut(u32)>::new(wake_slot).into_js_value());
+        }
+        let slot = FREE.with(|f| f.borrow_mut().pop()).unwrap_or_else(|| {
+            WAKERS.with(|w| {
+                let mut w = w.borrow_mut();
+                w.push(None);
+                (w.len() - 1) as u32
+            })
+        });
+        CallWait { call: call.clone(), slot }
+    }
+}
+
+impl Future for CallWait {
+    type Output = Result<JsValue, JsValue>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match call_poll(&self.call, self.slot) {
+            1 => Poll::Ready(Ok(call_value(&self.call))),
+            2 => Poll::Ready(Err(call_value(&self.call))),
+            3 => Poll::Ready(Ok(self.call.clone())),
+            _ => {
+                WAKERS.with(|w| {
+                    if let Some(place) = w.borrow_mut().get_mut(self.slot as usize) {
+                        *place = Some(cx.waker().clone());
+                    }
+                });
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl Drop for CallWait {
+    fn drop(&mut self) {
+        WAKERS.with(|w| {
+            if let Some(place) = w.borrow_mut().get_mut(self.slot as usize) {
+                *place = None;
+            }
+        });
+        FREE.with(|f| f.borrow_mut().push(self.slot));
+    }
 }
