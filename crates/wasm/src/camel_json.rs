@@ -40,6 +40,7 @@ struct Writer<'a> {
 
 /// `s` as a JSON string: one push when nothing in it needs escaping.
 fn string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
     if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         out.push_str(s);
@@ -67,25 +68,27 @@ fn string(out: &mut String, s: &str) {
 
 /// `key` in camelCase as an object key, with its `:`.
 fn key(out: &mut String, key: &str) {
-    if !key.contains('_') || key.contains(['"', '\\']) || key.bytes().any(|b| b < 0x20) {
+    if key.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         string(out, key);
-    } else {
-        out.push('"');
-        let (mut up, mut any) = (false, false);
-        for c in key.chars() {
-            if c == '_' && any {
-                up = true;
-            } else if up {
+        out.push(':');
+        return;
+    }
+    out.push('"');
+    // As `camel`: a leading `_` stays, every later one makes the next letter a capital.
+    let (lead, rest) = key.strip_prefix('_').map_or(("", key), |rest| ("_", rest));
+    out.push_str(lead);
+    for (i, part) in rest.split('_').enumerate() {
+        if i == 0 {
+            out.push_str(part);
+        } else {
+            let mut chars = part.chars();
+            if let Some(c) = chars.next() {
                 out.extend(c.to_uppercase());
-                up = false;
-            } else {
-                out.push(c);
-                any = true;
+                out.push_str(chars.as_str());
             }
         }
-        out.push('"');
     }
-    out.push(':');
+    out.push_str("\":");
 }
 
 fn float(out: &mut String, x: f64) {

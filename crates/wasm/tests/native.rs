@@ -185,6 +185,9 @@ fn the_camel_json_writer_equals_serde_json_camelized() {
         "a_b": "q\"uote\\ \n\t\u{1}é",
         "c\"d": [f64::NAN, 1.5, -0.0, 1e300, u64::MAX],
         "_lead": null,
+        "__x_": 1,
+        "a__b_c": 2,
+        "_": 3,
     });
     let kinds = (Kind::Unit, Kind::Tuple(1, f64::INFINITY), Kind::Struct { inner_key: -3 }, map);
     for (text, want) in [
