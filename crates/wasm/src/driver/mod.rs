@@ -174,8 +174,13 @@ impl Host {
     }
 
     async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, End> {
+        // A reading taken with no wait (and no host code) since is reused: one reading a step.
+        let mut read: Option<u64> = None;
         loop {
-            let now = self.opts.now()?;
+            let now = match read.take() {
+                Some(now) => now,
+                None => self.opts.now()?,
+            };
             let action = inner.borrow_mut().router.next(run, now).map_err(ShrError::session)?;
             self.emit(run);
             match action {
@@ -236,6 +241,8 @@ impl Host {
                         .router
                         .report(run, &call.tool, result, now)
                         .map_err(ShrError::session)?;
+                    // (A listener may take its time: with one, the next step reads the clock.)
+                    read = self.opts.on_event.is_none().then_some(now);
                     match (kept, call.phase.call()) {
                         (Kept::Copy(output), _) => {
                             let _ =
