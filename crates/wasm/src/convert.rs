@@ -1,9 +1,8 @@
-//! Crossing the boundary. Out: core types -> JSON text -> `JSON.parse`, so a JS host sees the
-//! JSON the core writes (an infinite weight is `null`, as in the event log); the graph
-//! description and errors' problem lists through serde-wasm-bindgen's JSON-compatible
-//! serializer. In: `JSON.stringify` then serde_json, so
-//! a hostile value (a cycle, a BigInt, a throwing getter) becomes an error with a message, never
-//! a trap, and nesting is bounded by serde_json's recursion limit.
+//! Crossing the boundary. Out: core types -> JSON text -> `JSON.parse` (the graph description
+//! and problem lists: serde-wasm-bindgen), so a JS host sees the JSON the core writes. In:
+//! `JSON.stringify` then serde_json, so a hostile value (a cycle, a BigInt, a throwing getter)
+//! becomes an error with a message, never a trap, and nesting is bounded by serde_json's
+//! recursion limit.
 //!
 //! **One convention for JS: camelCase keys**, both ways, mapped here and nowhere else: the core's
 //! `latency_ms` is `latencyMs` in JS. Values (`"call_tools"`, `"half_open"`) stay as they are, and
@@ -19,17 +18,13 @@ use wasm_bindgen::JsValue;
 
 use crate::error::{message_of, ShrError};
 
-/// A core value as a plain JS value, its keys in camelCase: its JSON text ([`to_json_camel`])
-/// parsed by `JSON.parse`, which builds objects faster than serde-wasm-bindgen can one property
-/// at a time across the boundary (and one serializer per type, not two, keeps the module small).
+mod camel_json;
+pub use camel_json::to_json_camel;
+
+/// A core value as a plain JS value, its keys in camelCase: [`to_json_camel`]'s text parsed by
+/// `JSON.parse`, faster than building it one property at a time across the boundary.
 pub fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ShrError> {
     js_sys::JSON::parse(&to_json_camel(v)?).map_err(|e| ShrError::new("internal", message_of(&e)))
-}
-
-/// A core value as JSON text, its keys in camelCase (what [`to_js`] parses): the JSON the core
-/// writes (an infinite weight is `null`, as in the event log).
-pub fn to_json_camel<T: Serialize + ?Sized>(v: &T) -> Result<String, ShrError> {
-    crate::camel_json::to_string(v).map_err(|e| ShrError::new("internal", e.to_string()))
 }
 
 /// A core value as a plain JS value, its keys as the core writes them (the graph description).

@@ -18,7 +18,6 @@
 //! are camelCase in JS both ways, mapped in [`convert`] and nowhere else.
 #![forbid(unsafe_code)]
 
-mod camel_json;
 pub mod convert;
 mod costs;
 pub mod driver;

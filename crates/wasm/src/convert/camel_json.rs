@@ -8,17 +8,20 @@
 
 use serde::ser::{self, Serialize};
 
-/// The JSON text of `v`, every object key in camelCase.
-pub fn to_string<T: Serialize + ?Sized>(v: &T) -> Result<String, Error> {
+use crate::error::ShrError;
+
+/// A core value as JSON text, its keys in camelCase (what [`super::to_js`] parses): the JSON
+/// the core writes (an infinite weight is `null`, as in the event log).
+pub fn to_json_camel<T: Serialize + ?Sized>(v: &T) -> Result<String, ShrError> {
     let mut out = String::with_capacity(256);
-    v.serialize(&mut Writer { out: &mut out })?;
+    v.serialize(&mut Writer { out: &mut out }).map_err(|e| ShrError::new("internal", e.0))?;
     Ok(out)
 }
 
 /// Why a value has no JSON text (a map key that is not a string or a number, or a value's own
 /// `Serialize` failing).
 #[derive(Debug)]
-pub struct Error(String);
+struct Error(String);
 
 impl core::fmt::Display for Error {
     fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
@@ -91,8 +94,8 @@ fn key(out: &mut String, key: &str) {
     out.push_str("\":");
 }
 
-fn float(out: &mut String, x: f64) {
-    if x.is_finite() {
+fn float<F: zmij::Float>(out: &mut String, x: F, finite: bool) {
+    if finite {
         out.push_str(zmij::Buffer::new().format_finite(x));
     } else {
         out.push_str("null");
@@ -185,15 +188,11 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
         self.int(v)
     }
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        if v.is_finite() {
-            self.out.push_str(zmij::Buffer::new().format_finite(v));
-        } else {
-            self.out.push_str("null");
-        }
+        float(self.out, v, v.is_finite());
         Ok(())
     }
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
-        float(self.out, v);
+        float(self.out, v, v.is_finite());
         Ok(())
     }
     fn serialize_char(self, v: char) -> Result<(), Error> {
