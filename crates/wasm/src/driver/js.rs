@@ -31,6 +31,7 @@ class ToolCall {
     this.slot = -1; // the waker the driver waits with, while it waits
     this.cleared = false;
     this.copy = undefined;
+    this.tool = null;
   }
   signal() {
     if (this.controller === null) {
@@ -81,6 +82,7 @@ export function call_tool(tools, tool, attempt, callId, context, results) {
   }
   if (typeof f !== 'function') return undefined;
   const c = new ToolCall();
+  c.tool = tool;
   const input = {
     tool, attempt, callId,
     get signal() { return c.signal(); },
@@ -116,8 +118,8 @@ export function tool_output(c, v) {
   c.copy = JSON.parse(text);
   return text;
 }
-export function call_keep(c, results, tool) {
-  results[tool] = c.copy;
+export function call_keep(c, results) {
+  results[c.tool] = c.copy;
 }
 export function run_options(o) {
   // The options in one crossing when they are plain: own string keys all known, no getter
@@ -214,8 +216,8 @@ extern "C" {
     /// What a call returned as JSON text when it is plainly an output (its copy kept in the
     /// call), else `None`.
     pub(super) fn tool_output(c: &JsValue, v: &JsValue) -> Option<String>;
-    /// `results[tool]` = the copy [`tool_output`] kept.
-    pub(super) fn call_keep(c: &JsValue, results: &JsValue, tool: &str);
+    /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
+    pub(super) fn call_keep(c: &JsValue, results: &JsValue);
     /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep]`
     /// when the options are plain (known keys, no getter that throws), else `undefined`.
     pub(super) fn run_options(o: &JsValue) -> JsValue;

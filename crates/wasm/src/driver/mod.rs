@@ -248,7 +248,7 @@ impl Host {
                             let _ =
                                 js_sys::Reflect::set(&self.results, &JsValue::from_str(&call.tool), &output);
                         }
-                        (Kept::InCall, Some(c)) => js::call_keep(c, &self.results, &call.tool),
+                        (Kept::InCall, Some(c)) => js::call_keep(c, &self.results),
                         _ => {}
                     }
                     self.emit(run);
