@@ -1,8 +1,8 @@
-//! Crossing the boundary. Out: core types -> `serde_json::Value` -> JS with
-//! serde-wasm-bindgen's JSON-compatible serializer, so a JS host sees the JSON the core writes
-//! (an infinite weight is `null`, as in the event log). In: `JSON.stringify` then serde_json, so
-//! a hostile value (a cycle, a BigInt, a throwing getter) becomes an error with a message, never
-//! a trap, and nesting is bounded by serde_json's recursion limit.
+//! Crossing the boundary. Out: core types -> JSON text -> `JSON.parse` (the graph description
+//! and problem lists: serde-wasm-bindgen), so a JS host sees the JSON the core writes. In:
+//! `JSON.stringify` then serde_json, so a hostile value (a cycle, a BigInt, a throwing getter)
+//! becomes an error with a message, never a trap, and nesting is bounded by serde_json's
+//! recursion limit.
 //!
 //! **One convention for JS: camelCase keys**, both ways, mapped here and nowhere else: the core's
 //! `latency_ms` is `latencyMs` in JS. Values (`"call_tools"`, `"half_open"`) stay as they are, and
@@ -18,10 +18,13 @@ use wasm_bindgen::JsValue;
 
 use crate::error::{message_of, ShrError};
 
-/// A core value as a plain JS value, its keys in camelCase.
+mod camel_json;
+pub use camel_json::to_json_camel;
+
+/// A core value as a plain JS value, its keys in camelCase: [`to_json_camel`]'s text parsed by
+/// `JSON.parse`, faster than building it one property at a time across the boundary.
 pub fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ShrError> {
-    let value = serde_json::to_value(v).map_err(|e| ShrError::new("internal", e.to_string()))?;
-    json_to_js(&camelize(value))
+    js_sys::JSON::parse(&to_json_camel(v)?).map_err(|e| ShrError::new("internal", message_of(&e)))
 }
 
 /// A core value as a plain JS value, its keys as the core writes them (the graph description).

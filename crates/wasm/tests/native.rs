@@ -17,10 +17,12 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 use shr_core::{Action, Session, ToolResult};
 use shr_eval::scenario::{self, Executor, MockTools, Scenario};
-use shr_wasm::convert::camelize;
+use shr_wasm::convert::{camelize, to_json_camel};
 
 struct Run {
     events: Value,
+    /// The events, outcome and escalations as the JS driver writes them (`to_json_camel`).
+    texts: [String; 3],
     outcome: Value,
     escalations: Vec<Value>,
     max_batch: usize,
@@ -37,8 +39,17 @@ fn drive_like_js(s: &Scenario) -> Run {
     for _ in 0..10_000 {
         match session.next(now) {
             Action::Finished { outcome } => {
+                let requests: Vec<_> = escalations.iter().map(|(r, _)| r).collect();
+                let texts = [
+                    to_json_camel(session.events()).unwrap(),
+                    to_json_camel(&outcome).unwrap(),
+                    to_json_camel(&requests).unwrap(),
+                ];
+                let escalations =
+                    escalations.into_iter().map(|(r, d)| json!({ "request": r, "decision": d })).collect();
                 return Run {
                     events: serde_json::to_value(session.events()).unwrap(),
+                    texts,
                     outcome: serde_json::to_value(outcome).unwrap(),
                     escalations,
                     max_batch,
@@ -63,8 +74,8 @@ fn drive_like_js(s: &Scenario) -> Run {
             }
             Action::Escalate { request } => {
                 let decision = s.llm.decide(&graph, &request);
-                escalations.push(json!({ "request": request, "decision": decision }));
-                session.resolve_escalation(decision, now).expect("decision accepted");
+                session.resolve_escalation(decision.clone(), now).expect("decision accepted");
+                escalations.push((request, decision));
             }
         }
     }
@@ -145,4 +156,45 @@ fn node_fixture_matches_the_native_runs() {
         .unwrap_or_else(|e| panic!("{}: {e} (create it with UPDATE_FIXTURES=1)", path.display()));
     let got: Value = serde_json::from_str(&text).unwrap();
     assert!(got == want, "{} is stale: rerun with UPDATE_FIXTURES=1", path.display());
+}
+
+/// The JS driver's JSON writer (`to_json_camel`, parsed by `JSON.parse`) gives what serde_json
+/// and `camelize` give, on every scenario's events, outcome and escalation requests.
+#[test]
+fn the_camel_json_writer_equals_serde_json_camelized() {
+    for s in scenario::pack().unwrap() {
+        let run = drive_like_js(s);
+        let requests: Vec<Value> = run.escalations.iter().map(|e| e["request"].clone()).collect();
+        let want = [camelize(run.events), camelize(run.outcome), camelize(Value::Array(requests))];
+        for (text, want) in run.texts.iter().zip(want) {
+            let got: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{}: {e}: {text}", s.id));
+            assert_eq!(got, want, "{}", s.id);
+        }
+    }
+    // Strings that need escaping, keys that are not snake_case, non-finite numbers, maps with
+    // number keys, enum variants with data.
+    #[derive(serde::Serialize)]
+    enum Kind {
+        Unit,
+        Tuple(u8, f64),
+        Struct { inner_key: i64 },
+    }
+    let mut map = BTreeMap::new();
+    map.insert(7u32, "x");
+    let v = json!({
+        "a_b": "q\"uote\\ \n\t\u{1}é",
+        "c\"d": [f64::NAN, 1.5, -0.0, 1e300, u64::MAX],
+        "_lead": null,
+        "__x_": 1,
+        "a__b_c": 2,
+        "_": 3,
+    });
+    let kinds = (Kind::Unit, Kind::Tuple(1, f64::INFINITY), Kind::Struct { inner_key: -3 }, map);
+    for (text, want) in [
+        (to_json_camel(&v).unwrap(), camelize(v.clone())),
+        (to_json_camel(&kinds).unwrap(), camelize(serde_json::to_value(&kinds).unwrap())),
+    ] {
+        let got: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(got, want, "{text}");
+    }
 }

@@ -1,19 +1,21 @@
 //! One tool call of a run: started with its input and `AbortSignal`, raced against its timeout
-//! (a side effect's late result against the lease grace), and turned into a `ToolResult`.
+//! (a side effect's late result against the lease grace), and turned into a `ToolResult`. The
+//! call itself lives in JS ([`super::js`]): one crossing starts it.
 
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::Poll;
 
-use js_sys::{Array, Function, Object, Promise};
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
-use super::cancel::Abort;
+use super::js::{
+    call_abort, call_clear, call_late, call_tool, call_wait, given_result, tool_output, CallWait,
+};
 use super::options::MAX_TIMER_MS;
 use super::outcome::{permanent, Settled};
-use super::wait::{timer, Sleep};
-use super::{clear_timeout, has_own, promise_race, promise_reject, promise_resolve, End, Host};
+use super::wait::Sleep;
+use super::{clear_timeout, End, Host};
 use crate::error::{message_of, ShrError};
 
 /// A call in flight.
@@ -26,23 +28,19 @@ pub(super) struct InFlight {
     /// Waiting out a retry's backoff (`delay_ms`), then the tool.
     pub(super) phase: Phase,
     pub(super) started: u64,
-    pub(super) abort: Option<Abort>,
 }
 
 pub(super) enum Phase {
     Backoff(Sleep),
-    /// The tool's promise raced against its timeout.
+    /// The tool's result awaited against its timeout; `call` is the JS half ([`super::js`]).
     Running {
-        fut: JsFuture,
-        timer: JsValue,
-        sentinel: Object,
-        tool: Promise,
+        fut: CallWait,
+        call: JsValue,
     },
-    /// A side effect past its timeout, aborted: its late result raced against the grace.
+    /// A side effect past its timeout, aborted: its late result awaited against the grace.
     Late {
-        fut: JsFuture,
-        timer: JsValue,
-        sentinel: Object,
+        fut: CallWait,
+        call: JsValue,
     },
 }
 
@@ -50,14 +48,29 @@ impl Phase {
     pub(super) fn clear(&self) {
         match self {
             Phase::Backoff(s) => clear_timeout(&s.timer),
-            Phase::Running { timer, .. } | Phase::Late { timer, .. } => clear_timeout(timer),
+            Phase::Running { call, .. } | Phase::Late { call, .. } => call_clear(call),
+        }
+    }
+
+    /// The call's JS half, once it is started.
+    pub(super) fn call(&self) -> Option<&JsValue> {
+        match self {
+            Phase::Backoff(_) => None,
+            Phase::Running { call, .. } | Phase::Late { call, .. } => Some(call),
+        }
+    }
+
+    /// Aborts the call's signal (a call still in its backoff has none yet).
+    pub(super) fn abort(&self, name: &str, message: &str) {
+        if let Phase::Running { call, .. } | Phase::Late { call, .. } = self {
+            call_abort(call, name, message);
         }
     }
 }
 
 impl Host {
-    /// Calls the tool and races it against its timeout; the call's `AbortController` with it.
-    /// A `tools` object whose own-property check throws (a hostile Proxy) breaks the host's
+    /// Calls the tool, its timeout armed (in JS, with the call's lazy `AbortSignal`). A
+    /// `tools` object whose own-property check throws (a hostile Proxy) breaks the host's
     /// contract: the run rejects with `bad_options`.
     pub(super) fn start_tool(
         &self,
@@ -65,53 +78,30 @@ impl Host {
         attempt: u32,
         call_id: &str,
         timeout_ms: u64,
-    ) -> Result<(Phase, Option<Abort>), ShrError> {
-        let sentinel = Object::new();
-        let abort = Abort::new();
-        // Every way of not having a callable tool is that call's failure, not the run's: the
-        // session routes around it like any other outage.
-        let key = JsValue::from_str(tool);
+    ) -> Result<Phase, ShrError> {
         // Only the host's own properties are tools: `constructor` or `toString` must not run
-        // what every object inherits.
-        let own = has_own(&self.opts.tools, &key).map_err(|e| {
-            ShrError::new(
-                "bad_options",
-                format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
-            )
-        })?;
-        let found = if own { js_sys::Reflect::get(&self.opts.tools, &key) } else { Ok(JsValue::UNDEFINED) };
-        let p = match found {
-            Err(e) => permanent(&format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e))),
-            Ok(f) if f.is_function() => {
-                let signal = abort.as_ref().map_or(JsValue::UNDEFINED, Abort::signal);
-                let input = self.input(tool, attempt, call_id, &signal);
-                match Function::from(f).call1(&JsValue::UNDEFINED, &input) {
-                    Ok(v) => promise_resolve(&v).unwrap_or_else(|e| promise_reject(&e)),
-                    Err(e) => promise_reject(&e),
-                }
-            }
-            Ok(_) => permanent(&format!("options.tools has no function for `{tool}`")),
+        // what every object inherits. Every way of not having a callable tool is that call's
+        // failure, not the run's: the session routes around it like any other outage.
+        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results)
+            .map_err(|e| {
+                ShrError::new(
+                    "bad_options",
+                    format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
+                )
+            })?;
+        let call = if call.is_undefined() {
+            given_result(&permanent(&format!("options.tools has no function for `{tool}`")))
+        } else if Array::is_array(&call) {
+            let e = Array::from(&call).get(0);
+            given_result(&permanent(&format!(
+                "options.tools.{tool}: reading `{tool}` threw: {}",
+                message_of(&e)
+            )))
+        } else {
+            call
         };
-        let (timeout, timer) = timer((timeout_ms as f64).min(MAX_TIMER_MS), &sentinel);
-        let fut = JsFuture::from(promise_race(&Array::of2(&p, &timeout)));
-        Ok((Phase::Running { fut, timer, sentinel, tool: p }, abort))
-    }
-
-    /// What a tool function receives: `{tool, attempt, callId, signal, context, results}`.
-    fn input(&self, tool: &str, attempt: u32, call_id: &str, signal: &JsValue) -> JsValue {
-        let input = Object::new();
-        let results = Object::assign(&Object::new(), &self.results);
-        for (k, v) in [
-            ("tool", JsValue::from_str(tool)),
-            ("attempt", JsValue::from_f64(attempt as f64)),
-            ("callId", JsValue::from_str(call_id)),
-            ("signal", signal.clone()),
-            ("context", self.context.clone()),
-            ("results", results.into()),
-        ] {
-            let _ = js_sys::Reflect::set(&input, &JsValue::from_str(k), &v);
-        }
-        input.into()
+        call_wait(&call, (timeout_ms as f64).min(MAX_TIMER_MS));
+        Ok(Phase::Running { fut: CallWait::new(&call), call })
     }
 
     /// Waits for the first call in flight to settle (in call order among those already
@@ -126,11 +116,11 @@ impl Host {
                     }
                 }
                 for (i, c) in self.in_flight.iter_mut().enumerate() {
-                    let fut = match &mut c.phase {
-                        Phase::Backoff(s) => &mut s.fut,
-                        Phase::Running { fut, .. } | Phase::Late { fut, .. } => fut,
+                    let r = match &mut c.phase {
+                        Phase::Backoff(s) => Pin::new(&mut s.fut).poll(cx),
+                        Phase::Running { fut, .. } | Phase::Late { fut, .. } => Pin::new(fut).poll(cx),
                     };
-                    if let Poll::Ready(r) = Pin::new(fut).poll(cx) {
+                    if let Poll::Ready(r) = r {
                         return Poll::Ready(Ok((i, r)));
                     }
                 }
@@ -144,18 +134,25 @@ impl Host {
                     let now = self.opts.now()?;
                     let (tool, attempt, call_id, timeout_ms) =
                         (c.tool.clone(), c.attempt, c.call_id.clone(), c.timeout_ms);
-                    let (phase, abort) = self.start_tool(&tool, attempt, &call_id, timeout_ms)?;
+                    let phase = self.start_tool(&tool, attempt, &call_id, timeout_ms)?;
                     let c = &mut self.in_flight[i];
-                    (c.phase, c.abort, c.started) = (phase, abort, now);
+                    (c.phase, c.started) = (phase, now);
                     continue;
                 }
-                Phase::Running { sentinel, .. } | Phase::Late { sentinel, .. } => {
-                    matches!(&r, Ok(v) if Object::is(v, sentinel))
+                Phase::Running { call, .. } | Phase::Late { call, .. } => {
+                    matches!(&r, Ok(v) if Object::is(v, call))
                 }
             };
             let late = matches!(c.phase, Phase::Late { .. });
             let settled = match (r, timed_out, late) {
-                (Ok(v), false, _) => Settled::Value(v),
+                (Ok(v), false, _) => match (&c.phase, &v) {
+                    (Phase::Running { call, .. } | Phase::Late { call, .. }, v) => match tool_output(call, v)
+                    {
+                        Some(text) => Settled::Output(text),
+                        None => Settled::Value(v.clone()),
+                    },
+                    _ => Settled::Value(v),
+                },
                 (Err(e), false, false) => Settled::Threw(e),
                 // A rejection after the abort (an `AbortError`) says nothing of what it did.
                 (Err(e), false, true) => Settled::Unknown(format!(
@@ -170,19 +167,16 @@ impl Host {
                 )),
                 (_, true, false) => {
                     let why = format!("`{}` did not settle within {} ms", c.tool, c.timeout_ms);
-                    if let Some(a) = &c.abort {
-                        a.abort("TimeoutError", &why);
-                    }
+                    c.phase.abort("TimeoutError", &why);
                     if !c.side_effect {
                         Settled::Unknown(why)
                     } else {
                         // A side effect may have acted: its late result is the outcome, if it
                         // comes within the grace (the lease holds its place that long).
-                        let Phase::Running { tool, .. } = &c.phase else { continue };
-                        let sentinel = Object::new();
-                        let (grace, timer) = timer(self.late_ms.clamp(1.0, MAX_TIMER_MS), &sentinel);
-                        let fut = JsFuture::from(promise_race(&Array::of2(tool, &grace)));
-                        c.phase = Phase::Late { fut, timer, sentinel };
+                        let Phase::Running { call, .. } = &c.phase else { continue };
+                        let call = call.clone();
+                        call_late(&call, self.late_ms.clamp(1.0, MAX_TIMER_MS));
+                        c.phase = Phase::Late { fut: CallWait::new(&call), call };
                         continue;
                     }
                 }

@@ -15,7 +15,7 @@
 //! Each tool call receives `{tool, attempt, callId, signal, context, results}`: `callId` is the
 //! call's idempotency key (the same on a retry of a step), `signal` an `AbortSignal` aborted at
 //! the call's timeout, the run's deadline, or the end of the run with the call still out
-//! ([`cancel`]). When the run ends, every place its calls held is given back to the router.
+//! ([`js`]). When the run ends, every place its calls held is given back to the router.
 //!
 //! What a tool did becomes a result like this (never a trap):
 //! - threw or rejected -> service failure, transient (an untyped error is no proof of an
@@ -39,16 +39,16 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use js_sys::{Array, Function, Object, Promise};
-use shr_core::{Action, Decision, Outcome, Run, ToolResult};
+use shr_core::{Action, Decision, Event, Outcome, Run};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{get, is_nullish, to_js};
+use crate::convert::{get, is_nullish, to_js, to_json_camel};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
 mod call;
-mod cancel;
+mod js;
 mod options;
 mod outcome;
 mod wait;
@@ -57,7 +57,7 @@ use call::{InFlight, Phase};
 use options::{RunOptions, MAX_TIMER_MS};
 pub use options::{DEFAULT_ESCALATE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS};
 pub(crate) use outcome::parse_decision;
-use outcome::result_of;
+use outcome::{result_of, Kept};
 use wait::{timer, Deadline, Sleep, SLEEP_GRACE_MS};
 
 #[wasm_bindgen]
@@ -72,9 +72,6 @@ extern "C" {
     fn promise_reject(v: &JsValue) -> Promise;
     #[wasm_bindgen(js_namespace = Promise, js_name = race)]
     fn promise_race(items: &Array) -> Promise;
-    /// `Object.hasOwn`, whose Proxy trap may throw: caught, never a trap of the module.
-    #[wasm_bindgen(js_namespace = Object, js_name = hasOwn, catch)]
-    fn has_own(o: &JsValue, key: &JsValue) -> Result<bool, JsValue>;
 }
 
 /// Why a run stops before the core finishes it.
@@ -124,7 +121,7 @@ async fn drive(
         context,
         results: Object::new(),
         in_flight: Vec::new(),
-        events: Array::new(),
+        events: Vec::new(),
         deadline,
         late_ms,
     };
@@ -135,16 +132,12 @@ async fn drive(
     if let Ok(mut inner) = inner.try_borrow_mut() {
         inner.router.release_run(&mut run);
     }
-    let events: JsValue = host.events.into();
-    let outcome = result.and_then(|o| to_js(&o));
-    match outcome {
-        Ok(outcome) => {
-            let out = Object::new();
-            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("outcome"), &outcome);
-            let _ = js_sys::Reflect::set(&out, &JsValue::from_str("events"), &events);
-            Ok(out.into())
-        }
-        Err(e) => Err(e.with("events", events)),
+    // The result from JSON texts: the events are most of a run's objects, JS builds them from
+    // text faster than Rust can one property at a time, and only when they are read.
+    let texts = result.and_then(|outcome| Ok((to_json_camel(&outcome)?, to_json_camel(&host.events)?)));
+    match texts {
+        Ok((outcome, events)) => Ok(js::run_result(&outcome, &events)),
+        Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }
 }
 
@@ -154,8 +147,8 @@ struct Host {
     /// Outputs of the tools that succeeded in this run, by id (passed to later tools).
     results: Object,
     in_flight: Vec<InFlight>,
-    /// Every event of the run, as JS values: the run itself keeps none once they are taken.
-    events: Array,
+    /// Every event of the run: the run itself keeps none once they are taken.
+    events: Vec<Event>,
     /// The run's deadline (`deadlineMs`), raced against every wait.
     deadline: Option<Deadline>,
     /// How long a side effect's late result is awaited past its timeout.
@@ -181,8 +174,13 @@ impl Host {
     }
 
     async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, End> {
+        // A reading taken with no wait (and no host code) since is reused: one reading a step.
+        let mut read: Option<u64> = None;
         loop {
-            let now = self.opts.now()?;
+            let now = match read.take() {
+                Some(now) => now,
+                None => self.opts.now()?,
+            };
             let action = inner.borrow_mut().router.next(run, now).map_err(ShrError::session)?;
             self.emit(run);
             match action {
@@ -196,8 +194,8 @@ impl Host {
                             graph.index(&call.tool).is_some_and(|v| graph.node(v).side_effect)
                         };
                         // The backoff as a duration: a host clock that steps back changes no wait.
-                        let (phase, abort) = if call.delay_ms > 0 {
-                            (Phase::Backoff(self.sleep(call.delay_ms as f64)), None)
+                        let phase = if call.delay_ms > 0 {
+                            Phase::Backoff(self.sleep(call.delay_ms as f64))
                         } else {
                             self.start_tool(&call.tool, call.attempt, &call.call_id, call.timeout_ms)?
                         };
@@ -209,7 +207,6 @@ impl Host {
                             side_effect,
                             phase,
                             started: now,
-                            abort,
                         });
                     }
                 }
@@ -238,15 +235,21 @@ impl Host {
                     call.phase.clear();
                     let now = self.opts.now()?;
                     let latency = now.saturating_sub(call.started) as f64;
-                    let (result, output) = result_of(&call.tool, settled, latency);
-                    let ok = matches!(result, ToolResult::Ok { .. });
+                    let (result, kept) = result_of(&call.tool, settled, latency);
                     inner
                         .borrow_mut()
                         .router
                         .report(run, &call.tool, result, now)
                         .map_err(ShrError::session)?;
-                    if ok {
-                        let _ = js_sys::Reflect::set(&self.results, &JsValue::from_str(&call.tool), &output);
+                    // (A listener may take its time: with one, the next step reads the clock.)
+                    read = self.opts.on_event.is_none().then_some(now);
+                    match (kept, call.phase.call()) {
+                        (Kept::Copy(output), _) => {
+                            let _ =
+                                js_sys::Reflect::set(&self.results, &JsValue::from_str(&call.tool), &output);
+                        }
+                        (Kept::InCall, Some(c)) => js::call_keep(c, &self.results),
+                        _ => {}
                     }
                     self.emit(run);
                 }
@@ -306,15 +309,17 @@ impl Host {
         Ok(parse_decision(&answer)?)
     }
 
-    /// Takes the run's new events, keeps them for the result and streams them to `onEvent`. A
-    /// listener that throws is ignored: it must not change the run.
+    /// Takes the run's new events, keeps them for the result and streams them to `onEvent` (as
+    /// JS values only when there is a listener). A listener that throws is ignored: it must not
+    /// change the run.
     fn emit(&mut self, run: &mut Run) {
         for e in run.drain_events() {
-            let Ok(v) = to_js(&e) else { continue };
             if let Some(f) = &self.opts.on_event {
-                let _ = f.call1(&JsValue::UNDEFINED, &v);
+                if let Ok(v) = to_js(&e) {
+                    let _ = f.call1(&JsValue::UNDEFINED, &v);
+                }
             }
-            self.events.push(&v);
+            self.events.push(e);
         }
     }
 
@@ -362,21 +367,14 @@ impl Host {
         }
         for c in self.in_flight.drain(..) {
             c.phase.clear();
-            if let Some(a) = &c.abort {
-                a.abort("AbortError", &format!("the run ended with `{}` still out", c.tool));
-            }
+            c.phase.abort("AbortError", &format!("the run ended with `{}` still out", c.tool));
         }
     }
 }
 
 /// A random UUID (`crypto.randomUUID`), else 128 random bits from `Math.random` in hex.
 fn random_key() -> Option<String> {
-    let crypto = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("crypto")).ok();
-    let uuid = crypto.as_ref().and_then(|c| {
-        let f = js_sys::Reflect::get(c, &JsValue::from_str("randomUUID")).ok()?;
-        Function::from(f).call0(c).ok()?.as_string()
-    });
-    uuid.or_else(|| {
+    js::random_uuid().or_else(|| {
         let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
         Some([part(), part(), part(), part()].concat())
     })

@@ -1,8 +1,8 @@
 //! The options of `Router.run`, read strictly: a misspelt option is `bad_options` naming it, and
 //! every duration fits a JS timer.
 
-use js_sys::Function;
-use wasm_bindgen::JsValue;
+use js_sys::{Array, Function};
+use wasm_bindgen::{JsCast, JsValue};
 
 use crate::convert::{get, is_nullish, only_keys, opt_fn};
 use crate::error::ShrError;
@@ -51,6 +51,14 @@ pub(super) struct RunOptions {
 
 impl RunOptions {
     pub(super) fn parse(options: &JsValue, router_clock: Option<Function>) -> Result<RunOptions, ShrError> {
+        // Plain options are read in one crossing and checked here; anything unusual (an
+        // unknown key, a getter that throws) is read again below, which words the error.
+        let plain = super::js::run_options(options);
+        if Array::is_array(&plain) {
+            if let Some(opts) = Self::checked(Array::from(&plain), router_clock.clone()) {
+                return Ok(opts);
+            }
+        }
         if !options.is_object() {
             return Err(ShrError::new(
                 "bad_options",
@@ -97,6 +105,49 @@ impl RunOptions {
             deadline_ms: duration(options, "deadlineMs", None)?,
             clock: opt_fn(options, "clock", "bad_options", "options")?.or(router_clock),
             sleep: opt_fn(options, "sleep", "bad_options", "options")?,
+        })
+    }
+
+    /// The options [`super::js::run_options`] read, when each is what it must be; `None` sends
+    /// them to [`RunOptions::parse`]'s reading, which says what is wrong.
+    fn checked(v: Array, router_clock: Option<Function>) -> Option<RunOptions> {
+        let f = |i: u32| -> Option<Option<Function>> {
+            let x = v.get(i);
+            if is_nullish(&x) {
+                Some(None)
+            } else {
+                x.dyn_into::<Function>().ok().map(Some)
+            }
+        };
+        let ms = |i: u32, default: Option<f64>| -> Option<Option<f64>> {
+            let x = v.get(i);
+            if is_nullish(&x) {
+                return Some(default);
+            }
+            match x.as_f64() {
+                Some(ms) if ms == f64::INFINITY => Some(None),
+                Some(ms) if ms > 0.0 && ms <= MAX_TIMER_MS => Some(Some(ms)),
+                _ => None,
+            }
+        };
+        let tools = v.get(0);
+        if !tools.is_object() {
+            return None;
+        }
+        let timeout_ms = if is_nullish(&v.get(3)) {
+            None
+        } else {
+            Some(ms(3, None)?.map_or(shr_core::limits::MAX_TIMEOUT_MS, |ms| ms as u64))
+        };
+        Some(RunOptions {
+            tools,
+            escalate: f(1)?,
+            on_event: f(2)?,
+            timeout_ms,
+            escalate_timeout_ms: ms(4, Some(DEFAULT_ESCALATE_TIMEOUT_MS))?,
+            deadline_ms: ms(5, None)?,
+            clock: f(6)?.or(router_clock),
+            sleep: f(7)?,
         })
     }
 

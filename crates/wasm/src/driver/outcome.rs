@@ -13,13 +13,24 @@ use crate::error::{message_of, ShrError};
 /// What a settled call gave.
 pub(super) enum Settled {
     Value(JsValue),
+    /// A value that is plainly an output, as JSON text (its copy kept in JS: `call_keep`).
+    Output(String),
     Threw(JsValue),
     /// Timed out, and nobody knows what it did: the message says how.
     Unknown(String),
 }
 
+/// What a later tool gets of a call's output.
+pub(super) enum Kept {
+    Nothing,
+    /// This copy.
+    Copy(JsValue),
+    /// The copy the call's JS half made (`call_keep`).
+    InCall,
+}
+
 /// A settled call as the core's `ToolResult`, and the output to keep for later tools.
-pub(super) fn result_of(tool: &str, settled: Settled, latency_ms: f64) -> (ToolResult, JsValue) {
+pub(super) fn result_of(tool: &str, settled: Settled, latency_ms: f64) -> (ToolResult, Kept) {
     let fail = |category, transient, message: String, agent_action| ToolFailure {
         category,
         transient,
@@ -28,9 +39,11 @@ pub(super) fn result_of(tool: &str, settled: Settled, latency_ms: f64) -> (ToolR
         latency_ms,
     };
     let failure = match settled {
-        Settled::Unknown(message) => {
-            return (ToolResult::Unknown { message, latency_ms }, JsValue::UNDEFINED)
-        }
+        Settled::Unknown(message) => return (ToolResult::Unknown { message, latency_ms }, Kept::Nothing),
+        Settled::Output(text) => match serde_json::from_str(&text) {
+            Ok(output) => return (ToolResult::Ok { output, latency_ms }, Kept::InCall),
+            Err(e) => fail(Category::Service, false, format!("`{tool}` returned malformed data: {e}"), None),
+        },
         Settled::Threw(e) => fail(Category::Service, true, message_of(&e), None),
         Settled::Value(v) => match tool_failure(&v) {
             Ok(Some(f)) => ToolFailure { latency_ms, ..f },
@@ -38,14 +51,16 @@ pub(super) fn result_of(tool: &str, settled: Settled, latency_ms: f64) -> (ToolR
             Ok(None) => match output_of(&v) {
                 // Later tools get the value that was validated, a copy: not the live object,
                 // which a getter or a later change could make differ from what was checked.
-                Ok((output, snapshot)) => return (ToolResult::Ok { output, latency_ms }, snapshot),
+                Ok((output, snapshot)) => {
+                    return (ToolResult::Ok { output, latency_ms }, Kept::Copy(snapshot))
+                }
                 Err(m) => {
                     fail(Category::Service, false, format!("`{tool}` returned malformed data: {m}"), None)
                 }
             },
         },
     };
-    (ToolResult::Err(failure), JsValue::UNDEFINED)
+    (ToolResult::Err(failure), Kept::Nothing)
 }
 
 /// A permanent service failure as a tool would return it (seed 003): a tool the host did not
