@@ -43,11 +43,11 @@ use crate::graph::{NodeIx, ToolGraph};
 const SWEEP_WINDOW: usize = 1024;
 
 /// A larger window is first searched two-sided, with a budget of this share of the edges
-/// entering what is left of the window: on a large branching DAG whose goal is a few hops away the two balls of
-/// the two-sided search stay far smaller than the window. When the budget runs out the window
-/// is swept; the try costs at most about 1/8 of the sweep (an edge scanned by the heap search
-/// costs about 8 swept when the sweep reads its costs from cache), so there is no cliff at any
-/// size. Far entering edges ([`crate::graph::TopoIn::far`]) cost the sweep a cache miss each,
+/// entering what is left of the window: on a large branching DAG whose goal is a few hops away
+/// the two balls of the two-sided search stay far smaller than the window. When the budget runs
+/// out the window is swept; the try costs at most about 1/8 of the sweep (an edge scanned by the
+/// heap search costs about 8 swept when the sweep reads its costs from cache), so there is no
+/// cliff at any size. Far entering edges ([`crate::graph::TopoIn::far`]) cost the sweep a cache miss each,
 /// about as much as the heap search pays: they count 8 times in the budget.
 const PROBE_SHARE: u64 = 64;
 

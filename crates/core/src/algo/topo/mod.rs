@@ -14,7 +14,7 @@
 //! plan keeps when it is walked back from the goal.
 //!
 //! On a window of 128 positions or more with no joins, the pull sweep starts sparse
-//! ([`reach`]): only the nodes the sources reach, in order, while they are few (a DAG whose
+//! (`topo/reach.rs`): only the nodes the sources reach, in order, while they are few (a DAG whose
 //! edges jump far ahead); it takes over where they turn dense.
 //!
 //! Quorum joins fit the same sweep: when a join's turn comes every input it could take is final,
@@ -87,7 +87,7 @@ pub struct TopoSweep {
     /// Walking a plan with joins back: the nodes met (by slot) and those still to walk.
     mark: Vec<bool>,
     stack: Vec<NodeIx>,
-    /// Positions reached and not yet expanded by the sparse start ([`reach`]), a bit each.
+    /// Positions reached and not yet expanded by the sparse start (`reach.rs`), a bit each.
     pending: Vec<u64>,
     /// Sort keys for a plan's nodes: (cost, position) as one integer.
     keys: Vec<u128>,

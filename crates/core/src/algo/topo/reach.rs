@@ -13,9 +13,10 @@
 //! (walked back from the costs, [`super::pulled_entry`]).
 //!
 //! When the reached nodes turn out dense (at least a quarter of the positions from the window's
-//! start to the farthest reached: layered graphs, chains, fans do at once) it stops and the pull
-//! sweep takes over from the lowest pending position, which reads the costs it needs front to
-//! back instead of scattering them.
+//! start to the farthest reached: layered graphs and chains do at once), or the next node would
+//! push to a quarter of what is left (a fan's source), it stops and the pull sweep takes over
+//! from the lowest pending position, which reads the costs it needs front to back instead of
+//! scattering them.
 //!
 //! Complexity: O(R + E_R + W/64) for the R nodes it expands, their E_R out-edges and a window
 //! of W positions; no heap, and no node visited twice.
