@@ -427,16 +427,23 @@ impl TopoSweep {
             }
             // A source (cost 0) keeps its cost, and needs no entry; any other node's cost so
             // far (infinite, or an offer the sparse start pushed) is no less than its cheapest
-            // entry. Told apart by the cost held, a load off the chain of costs node after
-            // node: a `min` with it lay on that chain (a chain's route was a third slower).
-            let held = dist[p];
-            if entries.len() == 2 {
-                let (best, at, from) = pull_pair(dist, into, entries.start, m);
-                (dist[p], via[p], back[p]) = if held == 0.0 { (held, NONE, NONE) } else { (best, at, from) };
+            // entry. Told apart by the cost held, a load and a branch off the chain of costs
+            // node after node: a `min` with it lay on that chain.
+            if dist[p] == 0.0 {
+                via[p] = NONE;
                 continue;
             }
-            let best = cheapest_entry(dist, &into.from[entries.clone()], &into.cost[entries], m);
-            dist[p] = if held == 0.0 { held } else { best };
+            if entries.len() == 2 {
+                (dist[p], via[p], back[p]) = pull_pair(dist, into, entries.start, m);
+                continue;
+            }
+            if entries.len() == 1 {
+                let j = entries.start;
+                dist[p] = dist[into.from[j] as usize] + entered_weight(into.cost[j], m);
+                via[p] = NONE;
+                continue;
+            }
+            dist[p] = cheapest_entry(dist, &into.from[entries.clone()], &into.cost[entries], m);
             // Found again from the costs on the way back.
             via[p] = NONE;
         }
