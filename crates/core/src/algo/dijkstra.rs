@@ -8,8 +8,9 @@
 //! an [`EdgeWeight`]; an infinite, NaN or negative weight means "unusable" and the edge is skipped.
 //! Scratch buffers live in [`Dijkstra`] and are reused: routing again on a graph of the same
 //! size allocates nothing. A query with no origins and no [`Observer`] recording is answered by
-//! the topological sweep ([`super::TopoSweep`]) on an acyclic graph, joins included (on a window
-//! of 1,024 nodes or more, after a two-sided try on a budget of 1/64 of the window's edges), or,
+//! the topological sweep ([`super::TopoSweep`]) on an acyclic graph, joins included (which
+//! starts with the nodes the sources reach, and where they turn dense with 1,024 positions or
+//! more still to sweep, first tries the two-sided search on a budget of 1/64 of their edges), or,
 //! on a graph with cycles and no joins, by the two-sided [`super::Bidirectional`] search: the
 //! same cost, though among plans of equal cost they may pick another one.
 //!
@@ -35,17 +36,18 @@ use super::weight::{usable, EdgeWeight};
 use super::{join_cost, keep_cheapest, Bidirectional, Plan, TopoSweep};
 use crate::graph::{NodeIx, ToolGraph};
 
-/// Windows (nodes between the first source and the goal in topological order) smaller than
-/// this are swept at once. On a layered tool graph the two-sided search settles nearly every
-/// node too, with a heap: the sweep is 4-9x faster there (`benches/floor`).
+/// Windows (nodes between the first source and the goal in topological order, or what is left
+/// of one when the sweep's sparse start turns dense) smaller than this are swept at once. On a
+/// layered tool graph the two-sided search settles nearly every node too, with a heap: the
+/// sweep is 4-9x faster there (`benches/floor`).
 const SWEEP_WINDOW: usize = 1024;
 
 /// A larger window is first searched two-sided, with a budget of this share of the edges
-/// entering the window: on a large branching DAG whose goal is a few hops away the two balls of
-/// the two-sided search stay far smaller than the window. When the budget runs out the window
-/// is swept; the try costs at most about 1/8 of the sweep (an edge scanned by the heap search
-/// costs about 8 swept when the sweep reads its costs from cache), so there is no cliff at any
-/// size. Far entering edges ([`crate::graph::TopoIn::far`]) cost the sweep a cache miss each,
+/// entering what is left of the window: on a large branching DAG whose goal is a few hops away
+/// the two balls of the two-sided search stay far smaller than the window. When the budget runs
+/// out the window is swept; the try costs at most about 1/8 of the sweep (an edge scanned by the
+/// heap search costs about 8 swept when the sweep reads its costs from cache), so there is no
+/// cliff at any size. Far entering edges ([`crate::graph::TopoIn::far`]) cost the sweep a cache miss each,
 /// about as much as the heap search pays: they count 8 times in the budget.
 const PROBE_SHARE: u64 = 64;
 
@@ -58,23 +60,18 @@ fn probe_budget(graph: &ToolGraph, edges: usize) -> usize {
     usize::try_from(weighted / PROBE_SHARE).unwrap_or(usize::MAX)
 }
 
-/// The window a plain query on `graph` would sweep: the topological positions of its first
-/// source and of the goal, with the number of edges entering the window's nodes. `None` when
-/// the graph has a cycle or no source comes before the goal. Out of line: one copy for every
-/// kind of weights (module size).
+/// Whether a plain query on `graph` can be swept: the graph is acyclic and a source comes
+/// before the goal. Out of line: one copy for every kind of weights (module size).
 #[inline(never)]
-fn sweep_window(graph: &ToolGraph, sources: &[NodeIx], goal: NodeIx) -> Option<(usize, usize, usize)> {
-    let hi = graph.topo_position(goal)?;
-    let lo = sources.iter().filter_map(|&s| graph.topo_position(s)).filter(|&p| p <= hi).min()?;
-    let start = &graph.topo_in().start;
-    let edges = match (start.get(lo), start.get(hi + 1)) {
-        (Some(&a), Some(&b)) => (b - a) as usize,
-        _ => hi - lo,
-    };
-    Some((lo, hi, edges))
+fn sweepable(graph: &ToolGraph, sources: &[NodeIx], goal: NodeIx) -> bool {
+    graph
+        .topo_position(goal)
+        .is_some_and(|hi| sources.iter().filter_map(|&s| graph.topo_position(s)).any(|p| p <= hi))
 }
 
 const NONE: u32 = u32::MAX;
+/// `settled_last` when the last query went to the sweep, which counts its nodes when asked.
+const SWEPT: usize = usize::MAX;
 /// Marks a predecessor edge that leaves an origin (set in `pred` and join slots).
 const SEED: u32 = 1 << 30;
 
@@ -211,18 +208,24 @@ impl Dijkstra {
         // recording the steps goes to the sweep on an acyclic graph (joins and all), else, with
         // no joins to sum, to the two-sided search.
         if origins.is_empty() && !observer.records() {
-            if let Some((lo, hi, edges)) = sweep_window(graph, sources, goal) {
-                if hi - lo >= SWEEP_WINDOW && graph.join_nodes().is_empty() {
-                    let budget = probe_budget(graph, edges);
-                    if let Some(found) =
-                        self.two_sided.route_within(graph, sources, goal, weights, budget, plan)
-                    {
-                        self.settled_last = self.two_sided.settled_count();
-                        return found;
+            if sweepable(graph, sources, goal) {
+                let two_sided = &mut self.two_sided;
+                let mut probed = false;
+                let mut probe = |window: usize, edges: usize, plan: &mut Plan| {
+                    if window < SWEEP_WINDOW {
+                        return None;
                     }
-                }
-                let found = self.sweep.route_into(graph, sources, goal, weights, plan);
-                self.settled_last = self.sweep.swept_count();
+                    let budget = probe_budget(graph, edges);
+                    let answer = two_sided.route_within(graph, sources, goal, weights, budget, plan);
+                    probed = answer.is_some();
+                    answer
+                };
+                let probe: Option<super::topo::Probe<'_>> =
+                    if graph.join_nodes().is_empty() { Some(&mut probe) } else { None };
+                let found = self.sweep.route_probing(graph, sources, goal, weights, probe, plan);
+                // A sweep's count is read from it when asked: a pass over a chain's window was
+                // a tenth of its route.
+                self.settled_last = if probed { self.two_sided.settled_count() } else { SWEPT };
                 return found;
             }
             if graph.join_nodes().is_empty() {
@@ -243,7 +246,10 @@ impl Dijkstra {
     /// How many nodes the last query settled, over both sides when it went to the two-sided
     /// search: the work a route did, free of timing noise (the benchmark reports it per reroute).
     pub fn settled_count(&self) -> usize {
-        self.settled_last
+        match self.settled_last {
+            SWEPT => self.sweep.swept_count(),
+            n => n,
+        }
     }
 
     /// Allocating convenience form of [`Dijkstra::route_into`].

@@ -13,18 +13,24 @@
 //! the cost is kept: which edge gave it is found again, from the costs, for the few nodes the
 //! plan keeps when it is walked back from the goal.
 //!
+//! On a window of 128 positions or more with no joins, the pull sweep starts sparse
+//! (`topo/reach.rs`): only the nodes the sources reach, in order, while they are few (a DAG whose
+//! edges jump far ahead); it takes over where they turn dense.
+//!
 //! Quorum joins fit the same sweep: when a join's turn comes every input it could take is final,
 //! so its cost is the sum of its `k` cheapest inputs (Knuth's superior function, as in
 //! [`super::Dijkstra`]), read from the edges entering it; the plan is then a tree of branches.
 //!
 //! Complexity: O(V' + E') for the V' nodes and E' edges between the first source and the goal in
-//! the order (O(E' k) with joins of quorum `k`), against O((V + E) log V) for Dijkstra. It
+//! the order (O(E' k) with joins of quorum `k`), against O((V + E) log V) for Dijkstra; on a
+//! sparse stretch, O(R + E_R) for the R nodes reached there and their out-edges, plus a bit a
+//! position. It
 //! answers the queries [`super::Dijkstra`] answers without origins, with the same cost; among
 //! plans of equal cost it keeps the inputs relaxed first (ties by topological position, then
 //! edge order), so the same inputs always give the same plan. A plan's nodes come in order of
 //! cost, then position: every node after the nodes feeding it, as Dijkstra settles them.
-//! [`super::Dijkstra`] sends it such queries on acyclic graphs when the window is small enough
-//! to beat the two-sided search.
+//! [`super::Dijkstra`] sends it such queries on acyclic graphs, with a two-sided try before a
+//! large dense stretch.
 //!
 //! ```
 //! use shr_core::{ToolGraph, algo::{TopoSweep, Plan}};
@@ -56,6 +62,7 @@ use super::weight::{entered_weight, usable, EdgeWeight};
 use super::{join_cost, keep_cheapest, Plan};
 use crate::graph::{NodeIx, ToolGraph, TopoIn};
 
+mod reach;
 mod walk;
 use walk::Walk;
 
@@ -70,6 +77,9 @@ pub struct TopoSweep {
     /// The edge a node was entered by; for a quorum join, where its `k` edges start in `taken`.
     /// (The pull sweep writes a plain node's while walking a plan with joins back.)
     via: Vec<u32>,
+    /// By position, for a node the pull sweep kept an entry of in `via`: that entry's source
+    /// position. Walking a chain's plan back is then one load a node, not two in a row.
+    back: Vec<u32>,
     /// The inputs the joins of the last query took, `k` after `k`.
     taken: Vec<u32>,
     /// One join's cheapest inputs so far (cost, edge).
@@ -77,6 +87,8 @@ pub struct TopoSweep {
     /// Walking a plan with joins back: the nodes met (by slot) and those still to walk.
     mark: Vec<bool>,
     stack: Vec<NodeIx>,
+    /// Positions reached and not yet expanded by the sparse start (`reach.rs`), a bit each.
+    pending: Vec<u64>,
     /// Sort keys for a plan's nodes: (cost, position) as one integer.
     keys: Vec<u128>,
     /// Sort keys for the edges feeding a join.
@@ -145,11 +157,12 @@ fn pulled_entry(graph: &ToolGraph, dist: &[f64], via: &[u32], lo: usize, p: usiz
 /// data: found again on the way back it was a branch mispredicted half the time, or, selected,
 /// a chain of dependent loads node after node; kept here it is one select.
 #[inline(always)]
-fn pull_pair(dist: &[f64], into: &TopoIn, j: usize, m: f64) -> (f64, u32) {
-    let x = dist[into.from[j] as usize] + entered_weight(into.cost[j], m);
-    let y = dist[into.from[j + 1] as usize] + entered_weight(into.cost[j + 1], m);
-    let (best, at) = if y < x { (y, j + 1) } else { (x, j) };
-    (best, if best < f64::INFINITY { at as u32 } else { NONE })
+fn pull_pair(dist: &[f64], into: &TopoIn, j: usize, m: f64) -> (f64, u32, u32) {
+    let (a, b) = (into.from[j], into.from[j + 1]);
+    let x = dist[a as usize] + entered_weight(into.cost[j], m);
+    let y = dist[b as usize] + entered_weight(into.cost[j + 1], m);
+    let (best, at, from) = if y < x { (y, j + 1, b) } else { (x, j, a) };
+    (best, if best < f64::INFINITY { at as u32 } else { NONE }, from)
 }
 
 /// A quorum join's entry over `offers` (cost so far plus the edge's weight, and the edge), in
@@ -197,6 +210,22 @@ fn pull_join(
     enter_join(slots, taken, k, offers)
 }
 
+/// Another search that may answer a query instead of the sweep, asked with the length of the
+/// window still to sweep densely and the edges entering it: `Some(found)` when it answered
+/// (the plan written), `None` to go on sweeping. How [`super::Dijkstra`] tries the two-sided
+/// search on a large window within a budget.
+pub(crate) type Probe<'a> = &'a mut dyn FnMut(usize, usize, &mut Plan) -> Option<bool>;
+
+/// The edges entering the positions `from..=hi` (counted from the graph's arrays when it has
+/// them, else the positions).
+fn window_edges(graph: &ToolGraph, from: usize, hi: usize) -> usize {
+    let start = &graph.topo_in().start;
+    match (start.get(from), start.get(hi + 1)) {
+        (Some(&a), Some(&b)) => (b - a) as usize,
+        _ => hi - from,
+    }
+}
+
 /// Whether a factor can be travelled: finite and not negative (NaN is not).
 #[inline]
 fn usable_factor(m: f64) -> bool {
@@ -242,6 +271,20 @@ impl TopoSweep {
         weights: &W,
         plan: &mut Plan,
     ) -> bool {
+        self.route_probing(graph, sources, goal, weights, None, plan)
+    }
+
+    /// [`TopoSweep::route_into`], offering `probe` to answer instead before a dense stretch
+    /// of the window is swept ([`Probe`]).
+    pub(crate) fn route_probing<W: EdgeWeight + ?Sized>(
+        &mut self,
+        graph: &ToolGraph,
+        sources: &[NodeIx],
+        goal: NodeIx,
+        weights: &W,
+        probe: Option<Probe<'_>>,
+        plan: &mut Plan,
+    ) -> bool {
         plan.reset();
         self.swept = 0;
         self.pulled = None;
@@ -261,15 +304,19 @@ impl TopoSweep {
         if self.dist.len() != n {
             self.dist = alloc::vec![f64::INFINITY; n];
             self.via = alloc::vec![NONE; n];
+            self.back = alloc::vec![NONE; n];
             self.mark = alloc::vec![false; n];
         }
         let joins = !graph.join_nodes().is_empty();
         if weights.entry_factor(goal).is_some() && !graph.topo_in().start.is_empty() {
             // Two copies of the sweep: with no joins to look for, its loop measured 5-8% faster.
             return match joins {
-                true => self.pull::<W, true>(graph, sources, goal, lo, hi, weights, plan),
-                false => self.pull::<W, false>(graph, sources, goal, lo, hi, weights, plan),
+                true => self.pull::<W, true>(graph, sources, goal, lo, hi, weights, None, plan),
+                false => self.pull::<W, false>(graph, sources, goal, lo, hi, weights, probe, plan),
             };
+        }
+        if let Some(found) = probe.and_then(|probe| probe(hi - lo, window_edges(graph, lo, hi), plan)) {
+            return found;
         }
         let order = graph.topo_order();
         for &v in &order[lo..=hi] {
@@ -342,18 +389,30 @@ impl TopoSweep {
         lo: usize,
         hi: usize,
         weights: &W,
+        probe: Option<Probe<'_>>,
         plan: &mut Plan,
     ) -> bool {
         let order = graph.topo_order();
         let into = graph.topo_in();
-        let (dist, via) = (&mut self.dist[..], &mut self.via[..]);
-        dist[lo..=hi].fill(f64::INFINITY);
+        self.dist[lo..=hi].fill(f64::INFINITY);
         for &s in sources {
             if let Some(p) = graph.topo_position(s).filter(|p| (lo..=hi).contains(p)) {
-                dist[p] = 0.0;
+                self.dist[p] = 0.0;
             }
         }
-        for p in lo + 1..hi + 1 {
+        // Only the reached nodes while they are few (no joins: a join's inputs are pulled).
+        let first = match JOINS || hi - lo < reach::SPARSE_WINDOW {
+            true => lo + 1,
+            false => self.reach(graph, sources, lo, hi, weights),
+        };
+        if first <= hi {
+            let answer = probe.and_then(|probe| probe(hi - first, window_edges(graph, first, hi), plan));
+            if let Some(found) = answer {
+                return found;
+            }
+        }
+        let (dist, via, back) = (&mut self.dist[..], &mut self.via[..], &mut self.back[..]);
+        for p in first..hi + 1 {
             let v = order[p] as usize;
             let m = weights.entry_factor(v).unwrap_or(f64::INFINITY);
             if !usable_factor(m) {
@@ -366,14 +425,25 @@ impl TopoSweep {
                 (dist[p], via[p]) = pull_join(&mut self.slots, &mut self.taken, k, dist, into, entries, m);
                 continue;
             }
-            if entries.len() == 2 {
-                let (best, at) = pull_pair(dist, into, entries.start, m);
-                // A source (cost 0) keeps its cost, and needs no entry.
-                (dist[p], via[p]) = if best < dist[p] { (best, at) } else { (dist[p], NONE) };
+            // A source (cost 0) keeps its cost, and needs no entry; any other node's cost so
+            // far (infinite, or an offer the sparse start pushed) is no less than its cheapest
+            // entry. Told apart by the cost held, a load and a branch off the chain of costs
+            // node after node: a `min` with it lay on that chain.
+            if dist[p] == 0.0 {
+                via[p] = NONE;
                 continue;
             }
-            let best = cheapest_entry(dist, &into.from[entries.clone()], &into.cost[entries], m);
-            dist[p] = if best < dist[p] { best } else { dist[p] };
+            if entries.len() == 2 {
+                (dist[p], via[p], back[p]) = pull_pair(dist, into, entries.start, m);
+                continue;
+            }
+            if entries.len() == 1 {
+                let j = entries.start;
+                dist[p] = dist[into.from[j] as usize] + entered_weight(into.cost[j], m);
+                via[p] = NONE;
+                continue;
+            }
+            dist[p] = cheapest_entry(dist, &into.from[entries.clone()], &into.cost[entries], m);
             // Found again from the costs on the way back.
             via[p] = NONE;
         }

@@ -78,6 +78,13 @@ impl TopoSweep {
                 if sources.contains(&v) {
                     break;
                 }
+                // A chain's node kept its entry and where it came from: the next position is
+                // then one load away, not two in a row.
+                if let Some(&j) = self.via.get(p).filter(|&&j| j != NONE) {
+                    plan.edges.push(into.edge[j as usize] as usize);
+                    p = self.back[p] as usize;
+                    continue;
+                }
                 let entry = weights
                     .entry_factor(v)
                     .and_then(|m| pulled_entry(graph, &self.dist, &self.via, lo, p, m));

@@ -1,0 +1,84 @@
+//! The sweep's sparse start (issue 48): on a DAG whose edges jump far ahead in the order, a
+//! query sweeps only the nodes its sources reach, and turns to the full sweep where they are
+//! dense. Its plans are the full sweep's to the edge: the same cost, the same path among plans
+//! of equal cost (small whole costs make many), checked against the push sweep, which weighs
+//! edge by edge and visits every node of the window.
+
+use proptest::prelude::*;
+use serde_json::json;
+use shr_core::algo::{Dijkstra, EdgeWeight, Plan, TopoSweep};
+use shr_core::ToolGraph;
+
+/// A failure set as live weights give it: a factor per tool.
+struct Live<'a> {
+    graph: &'a ToolGraph,
+    failed: &'a [bool],
+}
+
+impl EdgeWeight for Live<'_> {
+    fn weight(&self, e: usize) -> f64 {
+        let edge = self.graph.edge(e);
+        edge.cost * self.entry_factor(edge.to).unwrap_or(f64::INFINITY)
+    }
+    fn entry_factor(&self, v: usize) -> Option<f64> {
+        Some(if self.failed[v] { f64::INFINITY } else { 1.0 })
+    }
+}
+
+/// A random DAG of `n` nodes: node `u` to `fanout` later nodes drawn from `picks` (anywhere
+/// later, or, for a `near` pick, within 4), costs 0-3 from `picks` too (zero costs and ties).
+fn dag(n: usize, fanout: usize, picks: &[(u32, bool)]) -> ToolGraph {
+    let mut edges = Vec::new();
+    let mut k = 0;
+    for u in 0..n - 1 {
+        let mut to = std::collections::BTreeSet::new();
+        for _ in 0..fanout {
+            let (r, near) = picks[k % picks.len()];
+            k += 1;
+            let span = if near { 4.min(n - 1 - u) } else { n - 1 - u };
+            if to.insert(u + 1 + r as usize % span) {
+                let c = (r / 7) % 4;
+                edges.push(json!({"from": format!("n{u}"), "to": format!("n{}", u + 1 + r as usize % span), "cost": c}));
+            }
+        }
+    }
+    let nodes: Vec<_> = (0..n).map(|v| json!({"id": format!("n{v}")})).collect();
+    let spec = json!({"nodes": nodes, "edges": edges, "start": "n0", "goal": format!("n{}", n - 1)});
+    ToolGraph::from_json(&spec.to_string()).expect("generated graphs are valid")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn the_sparse_start_plans_as_the_full_sweep_does(
+        n in 130usize..3000,
+        fanout in 1usize..5,
+        picks in prop::collection::vec((0u32..1_000_000, prop::bool::weighted(0.2)), 1..200),
+        fail in prop::collection::vec(0usize..3000, 0..40),
+        pairs in prop::collection::vec((0usize..3000, 0usize..3000), 1..12),
+    ) {
+        let g = dag(n, fanout, &picks);
+        let mut failed = vec![false; n];
+        for f in fail {
+            failed[f % n] = true;
+        }
+        let live = Live { graph: &g, failed: &failed };
+        let edge_by_edge = |e: usize| live.weight(e);
+        let (mut d, mut pull, mut push) = (Dijkstra::new(), TopoSweep::new(), TopoSweep::new());
+        let (mut routed, mut pulled, mut pushed) = (Plan::default(), Plan::default(), Plan::default());
+        for (a, b) in pairs {
+            let (start, goal) = (a % n, b % n);
+            // Live weights: the sparse start, then the pull sweep where the reached nodes are
+            // dense.
+            let found = pull.route_into(&g, &[start], goal, &live, &mut pulled);
+            // A closure's weights: the push sweep over the whole window.
+            prop_assert_eq!(found, push.route_into(&g, &[start], goal, &edge_by_edge, &mut pushed));
+            prop_assert_eq!(&pulled, &pushed, "{} to {}", start, goal);
+            // A router's query: the same cost (on a large dense window the two-sided try may
+            // answer, with another plan of that cost).
+            prop_assert_eq!(found, d.route_into(&g, &[start], goal, &live, &mut (), &mut routed));
+            prop_assert_eq!(routed.cost, pulled.cost);
+        }
+    }
+}
