@@ -120,3 +120,15 @@ fn ids_alike_in_their_first_bytes_are_told_apart() {
     assert_eq!(g.index("node_000\u{0}"), Some(301));
     assert_eq!(g.index("node_00"), None);
 }
+
+#[test]
+fn an_assembly_fed_out_of_order_says_so() {
+    let mut a = shr_core::graph::Assembly::new();
+    a.plain_node("s".into(), false, 1.0, None);
+    a.index();
+    a.plain_node("g".into(), false, 1.0, None);
+    let rest = GraphSpec { start: Some("s".into()), goal: Some("s".into()), ..GraphSpec::default() };
+    let e = a.finish(rest).expect_err("a node after the index is refused");
+    assert_eq!(e.problems.len(), 1, "{e}");
+    assert_eq!(e.problems[0].path, "/nodes/1");
+}

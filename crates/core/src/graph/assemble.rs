@@ -142,7 +142,7 @@ impl Assembly {
         self.node_count > limits::MAX_NODES || self.edge_count > limits::MAX_EDGES
     }
 
-    /// Reads one node (before [`Assembly::index`]).
+    /// Reads one node. Nodes come before [`Assembly::index`]: one after it is a problem.
     pub fn node(&mut self, n: NodeSpec) {
         self.add_node::<true>(n)
     }
@@ -161,7 +161,14 @@ impl Assembly {
     fn add_node<const FULL: bool>(&mut self, mut n: NodeSpec) {
         let i = self.node_count;
         self.node_count += 1;
-        if i >= limits::MAX_NODES || self.indexed {
+        if i >= limits::MAX_NODES {
+            return;
+        }
+        if self.indexed {
+            // Never from a description (its nodes are one array); a caller's order.
+            let msg = "a node given after the edges were resolved (Assembly::index)".into();
+            let p = problem(ProblemKind::BadValue, &n.id, format!("/nodes/{i}"), msg);
+            self.node_problems.push((i as u32, 2, p));
             return;
         }
         let mut problems = core::mem::take(&mut self.node_problems);
