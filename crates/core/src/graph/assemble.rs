@@ -3,8 +3,9 @@
 //! `ToolGraph::from_json` streams the text into an assembly (`stream.rs`), so parsing a large
 //! description peaks near the built graph, not at five times it (issue 48, `peak_mem` bench).
 //!
-//! Edge ends are resolved against the node ids once the nodes are all read ([`Assembly::index`]):
-//! an edge read before them (an `"edges"` key ahead of `"nodes"`) keeps its two ids until then.
+//! Nodes come first: the first edge orders their ids ([`Assembly::index`]), and each edge's ends
+//! are resolved as it is read (the JSON reader holds edges written ahead of the nodes until
+//! the nodes are read).
 //! Problems are reported as [`ToolGraph::from_spec`] always reported them: the same kinds,
 //! pointers and messages, in description order.
 
@@ -17,18 +18,15 @@ use super::{Edge, EdgeSpec, GraphSpec, Guard, Node, NodeAttrs, NodeIx, NodeSpec,
 use crate::error::{GraphError, Problem, ProblemKind};
 use crate::limits;
 
-/// An edge end not (yet) known: an unknown id, or one read before the nodes.
+/// The end of an edge that names no node.
 const UNKNOWN: NodeIx = NodeIx::MAX;
-/// Marks an edge end read before the nodes: the rest is its place in [`Assembly::early`].
-const EARLY: NodeIx = 1 << (NodeIx::BITS - 2);
 
 /// A problem with its place: the node or edge it is about, and its rank among that item's
 /// problems (so that the ones found later still read in description order).
 type Placed = (u32, u8, Problem);
 
-/// A graph description being read. Feed it the nodes, then [`Assembly::index`], then the edges
-/// (or the edges first: their ends wait for the index), and [`Assembly::finish`] with the rest of
-/// the description.
+/// A graph description being read. Feed it the nodes, then the edges, then [`Assembly::finish`]
+/// with the rest of the description.
 #[derive(Debug, Default)]
 pub struct Assembly {
     nodes: Vec<Node>,
@@ -42,9 +40,7 @@ pub struct Assembly {
     indexed: bool,
     edges: Vec<Edge>,
     edge_count: usize,
-    /// The two ids of each edge read before the nodes.
-    early: Vec<String>,
-    edge_problems: Vec<Placed>,
+    edge_problems: Vec<Problem>,
     guarded: Vec<u32>,
     guards: Vec<Guard>,
     edge_reasons: Vec<(u32, String)>,
@@ -171,7 +167,7 @@ impl Assembly {
             self.node_problems.push((i as u32, 2, p));
             return;
         }
-        let mut problems = core::mem::take(&mut self.node_problems);
+        let problems = &mut self.node_problems;
         let at = |field: &str| format!("/nodes/{i}/{field}");
         if n.id.is_empty() || n.id.len() > limits::MAX_ID {
             let msg = format!("node id must be 1 to {} bytes long", limits::MAX_ID);
@@ -191,7 +187,6 @@ impl Assembly {
         if n.compensate.is_some() || n.verify.is_some() {
             self.refs.push((i, n.compensate.take(), n.verify.take()));
         }
-        self.node_problems = problems;
         self.nodes.push(Node::from_spec(n, None, None));
     }
 
@@ -217,7 +212,6 @@ impl Assembly {
             .collect();
         self.node_problems = merge(core::mem::take(&mut self.node_problems), duplicates);
         self.by_id = by_id;
-        self.resolve_early();
     }
 
     /// The node of an id (the last of that id, should two share it).
@@ -227,7 +221,8 @@ impl Assembly {
         (&*self.nodes[v].id == id).then_some(v)
     }
 
-    /// Reads one edge by the ids of its ends.
+    /// Reads one edge by the ids of its ends (after the nodes: the first edge orders the ids,
+    /// [`Assembly::index`]).
     pub fn edge(&mut self, e: EdgeSpec) {
         self.add_edge::<true>(e)
     }
@@ -238,6 +233,7 @@ impl Assembly {
     }
 
     fn add_edge<const FULL: bool>(&mut self, e: EdgeSpec) {
+        self.index();
         let i = self.edge_count;
         self.edge_count += 1;
         if self.too_large() {
@@ -245,24 +241,19 @@ impl Assembly {
         }
         let at = || format!("{}->{}", e.from, e.to);
         let path = |field: &str| format!("/edges/{i}/{field}");
-        let (from, to) = if self.indexed {
-            let (from, to) = (self.lookup(&e.from), self.lookup(&e.to));
-            for (slot, end, id, field) in [(0, from, &e.from, "from"), (1, to, &e.to, "to")] {
-                if end.is_none() {
-                    let msg = self.unknown_end(slot, id);
-                    let p = problem(ProblemKind::UnknownNode, &at(), path(field), msg);
-                    self.edge_problems.push((i as u32, slot, p));
+        let mut ends = [UNKNOWN; 2];
+        for (end, (id, field, says)) in
+            [(&e.from, "from", "starts at"), (&e.to, "to", "ends at")].into_iter().enumerate()
+        {
+            match self.lookup(id) {
+                Some(v) => ends[end] = v,
+                None => {
+                    let msg = format!("edge {says} unknown node `{id}`");
+                    self.edge_problems.push(problem(ProblemKind::UnknownNode, &at(), path(field), msg));
                 }
             }
-            (from.unwrap_or(UNKNOWN), to.unwrap_or(UNKNOWN))
-        } else {
-            (EARLY | self.early.len(), EARLY | (self.early.len() + 1))
-        };
-        self.edge_checks::<FULL>(i, &e, at, path);
-        if !self.indexed {
-            self.early.push(e.from);
-            self.early.push(e.to);
         }
+        self.edge_checks::<FULL>(&e, at, path);
         let EdgeSpec { cost, guard, reason, .. } = e;
         // Within MAX_EDGES, so the index fits.
         if let Some(g) = guard {
@@ -272,7 +263,7 @@ impl Assembly {
         if let Some(r) = reason {
             self.edge_reasons.push((i as u32, *r));
         }
-        self.edges.push(Edge { from, to, cost });
+        self.edges.push(Edge { from: ends[0], to: ends[1], cost });
     }
 
     /// Reads an edge between the nodes read at `from` and `to` (the lean entry, whose JS half
@@ -283,24 +274,15 @@ impl Assembly {
         self.plain_edge(from, to, cost);
     }
 
-    fn unknown_end(&self, slot: u8, id: &str) -> String {
-        if slot == 0 {
-            format!("edge starts at unknown node `{id}`")
-        } else {
-            format!("edge ends at unknown node `{id}`")
-        }
-    }
-
     /// The checks of an edge that need no node: its cost, a loop, its reason and guard.
     fn edge_checks<const FULL: bool>(
         &mut self,
-        i: usize,
         e: &EdgeSpec,
         at: impl Fn() -> String,
         path: impl Fn(&str) -> String,
     ) {
         let mut push = |kind, at: &str, path: String, message: String| {
-            self.edge_problems.push((i as u32, 2, problem(kind, at, path, message)))
+            self.edge_problems.push(problem(kind, at, path, message))
         };
         if !e.cost.is_finite() || e.cost < 0.0 {
             check_cost(&mut push, &at(), path("cost"), "cost", e.cost, word::<FULL>);
@@ -315,33 +297,6 @@ impl Assembly {
         if e.guard.as_ref().is_some_and(|g| g.field.is_empty()) {
             push(ProblemKind::BadValue, &at(), path("guard/field"), "guard.field must be named".into());
         }
-    }
-
-    /// Resolves the ends of the edges read before the nodes, now that the nodes are known.
-    fn resolve_early(&mut self) {
-        if self.early.is_empty() {
-            return;
-        }
-        let early = core::mem::take(&mut self.early);
-        let mut unknown = Vec::new();
-        for i in 0..self.edges.len() {
-            let Edge { from, to, .. } = self.edges[i];
-            if from & EARLY == 0 || from == UNKNOWN {
-                continue;
-            }
-            let (f, t) = (&early[from & !EARLY], &early[to & !EARLY]);
-            let ends = [(0, f, "from"), (1, t, "to")].map(|(slot, id, field)| {
-                let v = self.lookup(id);
-                if v.is_none() {
-                    let (at, path) = (format!("{f}->{t}"), format!("/edges/{i}/{field}"));
-                    let p = problem(ProblemKind::UnknownNode, &at, path, self.unknown_end(slot, id));
-                    unknown.push((i as u32, slot, p));
-                }
-                v.unwrap_or(UNKNOWN)
-            });
-            (self.edges[i].from, self.edges[i].to) = (ends[0], ends[1]);
-        }
-        self.edge_problems = merge(core::mem::take(&mut self.edge_problems), unknown);
     }
 
     /// Checks what needs the whole description (duplicate edges, the tools nodes name, start and
@@ -374,8 +329,8 @@ impl Assembly {
             );
             push(ProblemKind::UnsupportedVersion, "version", "/version".into(), msg);
         }
-        let placed = core::mem::take(&mut self.node_problems).into_iter();
-        problems.extend(placed.chain(core::mem::take(&mut self.edge_problems)).map(|(_, _, p)| p));
+        problems.extend(core::mem::take(&mut self.node_problems).into_iter().map(|(_, _, p)| p));
+        problems.append(&mut self.edge_problems);
         let mut push =
             |kind, at: &str, path: String, message: String| problems.push(problem(kind, at, path, message));
         self.duplicate_edges(&mut push);

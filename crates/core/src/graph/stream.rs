@@ -5,6 +5,8 @@
 //! (unknown, duplicate and missing fields, types), so a malformed description is reported as
 //! before, at the same place.
 
+use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -56,35 +58,51 @@ impl<'de> Visitor<'de> for Description<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GraphSpec, A::Error> {
         let mut spec = GraphSpec::default();
         let mut seen = [false; FIELDS.len()];
+        // Edges written ahead of the nodes wait here (the assembly resolves an edge's ends as
+        // it reads it): descriptions written by SHR, and most by hand, put the nodes first.
+        let mut ahead = Vec::new();
         while let Some(Key(k)) = map.next_key()? {
             if core::mem::replace(&mut seen[k], true) {
                 return Err(de::Error::duplicate_field(FIELDS[k]));
             }
             match k {
-                0 => spec.schema = map.next_value()?,
                 1 => spec.version = map.next_value()?,
-                2 => spec.name = map.next_value()?,
-                3 => {
-                    map.next_value_seed(Items::<NodeSpec>(self.0, core::marker::PhantomData))?;
-                    self.0.index();
+                3 => map.next_value_seed(Items::<NodeSpec> { to: self.0, held: None })?,
+                4 => {
+                    let held = (!seen[3]).then_some(&mut ahead);
+                    map.next_value_seed(Items::<EdgeSpec> { to: self.0, held })?
                 }
-                4 => map.next_value_seed(Items::<EdgeSpec>(self.0, core::marker::PhantomData))?,
-                5 => spec.start = map.next_value()?,
-                6 => spec.goal = map.next_value()?,
                 7 => spec.stages = map.next_value()?,
                 8 => spec.risk_rules = map.next_value()?,
-                _ => spec.intents = map.next_value()?,
+                9 => spec.intents = map.next_value()?,
+                // The optional strings, read by one call (the module's size: each call site of
+                // a value's reader is its own copy once inlined).
+                _ => {
+                    let text: Option<String> = map.next_value()?;
+                    *match k {
+                        0 => &mut spec.schema,
+                        2 => &mut spec.name,
+                        5 => &mut spec.start,
+                        _ => &mut spec.goal,
+                    } = text;
+                }
             }
         }
         if !seen[3] {
             return Err(de::Error::missing_field("nodes"));
         }
+        for e in ahead {
+            self.0.edge(e);
+        }
         Ok(spec)
     }
 }
 
-/// The `nodes` or `edges` array, each item handed to the assembly as it is read.
-struct Items<'a, T>(&'a mut Assembly, core::marker::PhantomData<T>);
+/// The `nodes` or `edges` array, each item handed to the assembly as it is read (or `held`).
+struct Items<'a, T> {
+    to: &'a mut Assembly,
+    held: Option<&'a mut Vec<T>>,
+}
 
 /// What an assembly does with one item.
 trait Item: for<'de> Deserialize<'de> {
@@ -117,9 +135,12 @@ impl<'de, T: Item> Visitor<'de> for Items<'_, T> {
         f.write_str("a sequence")
     }
 
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+    fn visit_seq<S: SeqAccess<'de>>(mut self, mut seq: S) -> Result<(), S::Error> {
         while let Some(item) = seq.next_element::<T>()? {
-            item.add(self.0);
+            match &mut self.held {
+                Some(held) => held.push(item),
+                None => item.add(self.to),
+            }
         }
         Ok(())
     }
