@@ -239,21 +239,37 @@ impl Assembly {
         if self.too_large() {
             return;
         }
-        let at = || format!("{}->{}", e.from, e.to);
-        let path = |field: &str| format!("/edges/{i}/{field}");
-        let mut ends = [UNKNOWN; 2];
-        for (end, (id, field, says)) in
-            [(&e.from, "from", "starts at"), (&e.to, "to", "ends at")].into_iter().enumerate()
+        let ends = [self.lookup(&e.from), self.lookup(&e.to)];
+        // One place that words an edge's problem: `from->to`, its pointer, the message.
+        let problems = &mut self.edge_problems;
+        let mut report = |kind, field: &str, message: String| {
+            let (at, path) = (format!("{}->{}", e.from, e.to), format!("/edges/{i}/{field}"));
+            problems.push(Problem { kind, at, path, message })
+        };
+        for (end, id, field, says) in
+            [(ends[0], &e.from, "from", "starts at"), (ends[1], &e.to, "to", "ends at")]
         {
-            match self.lookup(id) {
-                Some(v) => ends[end] = v,
-                None => {
-                    let msg = format!("edge {says} unknown node `{id}`");
-                    self.edge_problems.push(problem(ProblemKind::UnknownNode, &at(), path(field), msg));
-                }
+            if end.is_none() {
+                report(ProblemKind::UnknownNode, field, format!("edge {says} unknown node `{id}`"));
             }
         }
-        self.edge_checks::<FULL>(&e, at, path);
+        if !e.cost.is_finite() || e.cost < 0.0 {
+            let mut push = |kind, _: &str, _: String, message| report(kind, "cost", message);
+            check_cost(&mut push, "", String::new(), "cost", e.cost, word::<FULL>);
+        }
+        if e.from == e.to {
+            report(ProblemKind::SelfLoop, "to", "edge leads from a node to itself".into());
+        }
+        if e.reason.as_deref().is_some_and(|r| r.chars().count() > limits::MAX_REASON) {
+            report(
+                ProblemKind::BadValue,
+                "reason",
+                format!("reason is longer than {} characters", limits::MAX_REASON),
+            );
+        }
+        if e.guard.as_ref().is_some_and(|g| g.field.is_empty()) {
+            report(ProblemKind::BadValue, "guard/field", "guard.field must be named".into());
+        }
         let EdgeSpec { cost, guard, reason, .. } = e;
         // Within MAX_EDGES, so the index fits.
         if let Some(g) = guard {
@@ -263,7 +279,7 @@ impl Assembly {
         if let Some(r) = reason {
             self.edge_reasons.push((i as u32, *r));
         }
-        self.edges.push(Edge { from: ends[0], to: ends[1], cost });
+        self.edges.push(Edge { from: ends[0].unwrap_or(UNKNOWN), to: ends[1].unwrap_or(UNKNOWN), cost });
     }
 
     /// Reads an edge between the nodes read at `from` and `to` (the lean entry, whose JS half
@@ -272,31 +288,6 @@ impl Assembly {
         let id = |v: u32| self.nodes.get(v as usize).map(|n| String::from(n.id())).unwrap_or_default();
         let (from, to) = (id(from), id(to));
         self.plain_edge(from, to, cost);
-    }
-
-    /// The checks of an edge that need no node: its cost, a loop, its reason and guard.
-    fn edge_checks<const FULL: bool>(
-        &mut self,
-        e: &EdgeSpec,
-        at: impl Fn() -> String,
-        path: impl Fn(&str) -> String,
-    ) {
-        let mut push = |kind, at: &str, path: String, message: String| {
-            self.edge_problems.push(problem(kind, at, path, message))
-        };
-        if !e.cost.is_finite() || e.cost < 0.0 {
-            check_cost(&mut push, &at(), path("cost"), "cost", e.cost, word::<FULL>);
-        }
-        if e.from == e.to {
-            push(ProblemKind::SelfLoop, &at(), path("to"), "edge leads from a node to itself".into());
-        }
-        if e.reason.as_deref().is_some_and(|r| r.chars().count() > limits::MAX_REASON) {
-            let msg = format!("reason is longer than {} characters", limits::MAX_REASON);
-            push(ProblemKind::BadValue, &at(), path("reason"), msg);
-        }
-        if e.guard.as_ref().is_some_and(|g| g.field.is_empty()) {
-            push(ProblemKind::BadValue, &at(), path("guard/field"), "guard.field must be named".into());
-        }
     }
 
     /// Checks what needs the whole description (duplicate edges, the tools nodes name, start and
