@@ -217,5 +217,5 @@ for (const row of rows) {
   const met = small ? m >= 1 / 1.5 : m >= 1.5;
   lines.push(`| ${row.name} | ${row.nodes.toLocaleString('en')} | ${row.edges.toLocaleString('en')} | ${us(median(row.per.sweep))} | ${us(median(row.per.lean))} | ${us(median(row.per.full))} | ${row.per.ratio.map(x).join(', ')} | ${x(m)} | ${target} | ${met ? 'met' : '**not met**'} |`);
 }
-lines.push('', 'The lean call and the full module route with the same core search: the topological sweep at every size (above 1,024 nodes between start and goal it first tries a two-sided Dijkstra on a small budget, then sweeps; `crates/core/src/algo`, issue 48 target 1). From 100 nodes up the boundary costs little beside the search; on the paper's small graphs it is most of the call.');
+lines.push('', 'The lean call and the full module route with the same core search: the topological sweep at every size (above 1,024 nodes between start and goal it first tries a two-sided Dijkstra on a small budget, then sweeps; `crates/core/src/algo`, issue 48 target 1). From 100 nodes up the boundary costs little beside the search; on the paper\'s small graphs it is most of the call.');
 console.log(lines.join('\n'));

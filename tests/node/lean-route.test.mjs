@@ -62,6 +62,10 @@ test('a refused description is invalid_graph: the core\'s problems as the full m
     '{"nodes": [{"id": "a"}, {"id": "a"}], "edges": [], "start": "a", "goal": "a"}',
     { nodes: [{ id: 's', tool: false }, { id: 't', base_cost: -2 }], edges: [{ from: 's', to: 'x', cost: -1 }, { from: 's', to: 't' }], start: 's', goal: 'g' },
     { nodes: [{ id: 'a', join: { quorum: 3 } }], edges: [], start: 'a', goal: 'a', version: 7 },
+    // Negative costs: the lean module words no floats, its JS half writes them as Rust does.
+    { nodes: [{ id: 's', base_cost: -1e21 }, { id: 't', base_cost: -1.5e-7 }, { id: 'u', base_cost: -0.1 }],
+      edges: [{ from: 's', to: 't', cost: -123.456e30 }, { from: 't', to: 'u', cost: -5e-324 }, { from: 'u', to: 's', cost: -7 }],
+      start: 's', goal: 'u' },
   ]) {
     const full = refusal(() => FullRouter.fromJson(bad));
     const e = refusal(() => Router.fromJson(bad));

@@ -1,8 +1,10 @@
 //! Peak memory of the largest run: loads a graph file (default `bench/graphs/rand_100000.json`),
 //! routes it 10 times with shr-core, then 10 times with petgraph's astar, and prints one JSON
 //! line: the heap high-water marks (a counting allocator) and the process's peak RSS (VmHWM).
+//! With the `std` feature it also parses the file with `ToolGraph::from_reader` (the text never
+//! held whole).
 //!
-//! Run: `cargo bench -p shr-core --bench peak_mem -- [FILE]`.
+//! Run: `cargo bench -p shr-core --features std --bench peak_mem -- [FILE]`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -56,10 +58,30 @@ fn vm_hwm_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// The heap's high-water mark while `ToolGraph::from_reader` parses the file, above the heap
+/// before (the graph built included); `None` without the `std` feature.
+fn from_reader_peak(file: &str) -> Option<usize> {
+    #[cfg(feature = "std")]
+    {
+        let base = reset_peak();
+        let f = std::fs::File::open(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let graph = ToolGraph::from_reader(f).expect("valid graph");
+        let peak = PEAK.load(Relaxed) - base;
+        drop(graph);
+        Some(peak)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        let _ = file;
+        None
+    }
+}
+
 fn main() {
     let file = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/graphs/rand_100000.json").to_string()
     });
+    let reader_peak = from_reader_peak(&file);
     let base = reset_peak();
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
     // The description alone, deserialized into its `GraphSpec` (what `from_json` does first).
@@ -103,6 +125,7 @@ fn main() {
             "text_bytes": text_bytes,
             "spec_peak_heap_bytes": spec_peak,
             "load_peak_heap_bytes": load_peak,
+            "reader_peak_heap_bytes": reader_peak,
             "graph_heap_bytes": graph_live,
             "shr_route_peak_heap_bytes": shr_route_peak,
             "petgraph_graph_heap_bytes": pg_live,

@@ -21,6 +21,8 @@
 #![warn(missing_debug_implementations)]
 
 extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
 
 pub mod algo;
 pub mod audit;

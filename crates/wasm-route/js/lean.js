@@ -126,7 +126,34 @@ function build(spec) {
     throw e;
   }
   // `finish` takes the builder (freed by it).
-  return [builder.finish(start, goal, version), nodes];
+  try {
+    return [builder.finish(start, goal, version), nodes];
+  } catch (e) {
+    throw typeof e === 'string' ? withNumbers(e, spec) : e;
+  }
+}
+
+// The core writes U+001A where a negative cost's message has the cost (so that this module links
+// no float formatting): the cost at the problem's pointer, as Rust's `{}` writes an f64.
+function withNumbers(text, spec) {
+  if (!text.includes('\u001a')) return text;
+  return text.split('\u001e').map((record) => {
+    const fields = record.split('\u001f');
+    const at = fields[1].split('/').slice(1).reduce((v, key) => (v === undefined || v === null ? undefined : v[key]), spec);
+    fields[3] = fields[3].replace('\u001a', () => rustNumber(at));
+    return fields.join('\u001f');
+  }).join('\u001e');
+}
+
+// Rust's `{}` of an f64: the shortest digits that read back (as JS's), never an exponent.
+function rustNumber(v) {
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(String(v));
+  if (m === null) return String(v);
+  const [, sign, first, rest = '', e] = m;
+  const digits = first + rest;
+  const exp = Number(e);
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  return digits.length > exp + 1 ? `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}` : sign + digits.padEnd(exp + 1, '0');
 }
 
 function parse(graph) {

@@ -4,10 +4,15 @@
 //! every problem is reported, each naming the offending id. The structure never changes at run
 //! time; only weights do (see [`crate::health`]).
 
+mod assemble;
 mod build;
+mod checks;
 mod refs;
 mod spec;
+mod stream;
 mod topo;
+
+pub use assemble::{Assembly, NUMBER};
 
 pub use topo::{TopoIn, NEAR_ENTRY};
 
@@ -115,7 +120,7 @@ impl Node {
             tool,
             side_effect,
             id: id.into_boxed_str(),
-            attrs: (attrs != NodeAttrs::default()).then(|| Box::new(attrs)),
+            attrs: (!attrs.is_plain()).then(|| Box::new(attrs)),
         }
     }
 

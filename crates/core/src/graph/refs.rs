@@ -1,29 +1,32 @@
 //! The references a description makes, resolved while it is built: the tools nodes name, the
 //! start and goal, and the costs checked; each problem reported with its place.
 
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{NodeIx, NodeSpec};
+use super::{Node, NodeIx};
 use crate::error::ProblemKind;
 
 /// The tools that nodes name in `field` (`compensate`, `verify`), as (node, tool) by node: each
-/// must be another tool, and only a `side_effect` node may name one.
+/// must be another tool, and only a `side_effect` node may name one. `refs` holds
+/// `(node, compensate, verify)` by node; `named` picks the field's id.
 pub(super) fn tool_refs(
-    nodes: &[NodeSpec],
-    ids: &BTreeMap<&str, NodeIx>,
+    nodes: &[Node],
+    refs: &[NodeRefs],
+    lookup: &impl Fn(&str) -> Option<NodeIx>,
     push: &mut impl FnMut(ProblemKind, &str, String, String),
     field: &str,
-    named: impl Fn(&NodeSpec) -> Option<&str>,
+    named: impl Fn(&NodeRefs) -> Option<&str>,
 ) -> Vec<(NodeIx, NodeIx)> {
-    let mut refs = Vec::new();
-    for (v, n) in nodes.iter().enumerate() {
-        let Some(by) = named(n) else { continue };
+    let mut out = Vec::new();
+    for r in refs {
+        let Some(by) = named(r) else { continue };
+        let v = r.0;
+        let Some(n) = nodes.get(v) else { continue };
         let path = format!("/nodes/{v}/{field}");
-        match ids.get(by).copied() {
-            Some(c) if c != v && nodes.get(c).is_some_and(|cn| cn.tool) => refs.push((v, c)),
+        match lookup(by) {
+            Some(c) if c != v && nodes.get(c).is_some_and(|cn| cn.tool) => out.push((v, c)),
             Some(_) => push(
                 ProblemKind::BadValue,
                 &n.id,
@@ -41,8 +44,11 @@ pub(super) fn tool_refs(
             push(ProblemKind::BadValue, &n.id, path, format!("{field} is for a node with side_effect: true"));
         }
     }
-    refs
+    out
 }
+
+/// A node and the ids its `compensate` and `verify` name.
+pub(super) type NodeRefs = (NodeIx, Option<String>, Option<String>);
 
 pub(super) fn check_cost(
     push: &mut impl FnMut(ProblemKind, &str, String, String),
@@ -50,17 +56,23 @@ pub(super) fn check_cost(
     path: String,
     field: &str,
     v: f64,
+    word: impl Fn(f64) -> String,
 ) {
     if !v.is_finite() {
         push(ProblemKind::NonFiniteCost, at, path, format!("{field} must be a finite number"));
     } else if v < 0.0 {
-        push(ProblemKind::NegativeCost, at, path, format!("{field} is {v}, costs must not be negative"));
+        push(
+            ProblemKind::NegativeCost,
+            at,
+            path,
+            format!("{field} is {}, costs must not be negative", word(v)),
+        );
     }
 }
 
 pub(super) fn resolve_end(
     push: &mut impl FnMut(ProblemKind, &str, String, String),
-    ids: &BTreeMap<&str, NodeIx>,
+    lookup: &impl Fn(&str) -> Option<NodeIx>,
     id: Option<&str>,
     field: &str,
     missing: ProblemKind,
@@ -71,7 +83,7 @@ pub(super) fn resolve_end(
             None
         }
         Some(id) => {
-            let ix = ids.get(id).copied();
+            let ix = lookup(id);
             if ix.is_none() {
                 push(
                     ProblemKind::UnknownNode,
