@@ -40,10 +40,14 @@ import { gzipSync } from 'node:zlib';
  * the lean path checks only what it can be given and words no floats (its JS half writes a
  * negative cost), ids are ordered by the crate's one sort, and the lean router holds a health
  * and a search without a `Router`'s monitors and metrics. The budget is 48,500 (issue 48: 60 KB). */
-export const BUDGET = { npm: 288_000, page: 575_500, lean: 48_500 };
+export const BUDGET = { npm: 288_000, page: 577_000, lean: 48_500 };
 // Page 575,500 (was 564,000; issue 48 made its target the time to first draw): measured 574,675,
 // +11.4 KB for side by side (the three executors at once, ~6 KB), the reasons of a discovered
 // graph (issue 47) and start and goal set by clicking (~5 KB), all of it markup set whole.
+// Page 577,000: measured 576,489 after issue 48's core work reached the page's core too: the
+// one-pass description reader (`graph::Assembly`, for parse memory) and the sweep's sparse start
+// (never slower than a heap Dijkstra on sparse DAGs) cost about 1.8 KB gzipped; its raw code is
+// smaller, it compresses worse. The page's target remains its time to first draw.
 
 /** Asserts that the module at `path`, gzipped, is within `budget` bytes. */
 export function assertWithinBudget(path, budget) {
