@@ -39,8 +39,10 @@ import { gzipSync } from 'node:zlib';
  * core reads a description into an `Assembly` node by node (no `GraphSpec`, no B-tree of ids),
  * the lean path checks only what it can be given and words no floats (its JS half writes a
  * negative cost), ids are ordered by the crate's one sort, and the lean router holds a health
- * and a search without a `Router`'s monitors and metrics. The budget is 48,500 (issue 48: 60 KB). */
-export const BUDGET = { npm: 288_000, page: 577_000, lean: 48_500 };
+ * and a search without a `Router`'s monitors and metrics. The budget is 48,500 (issue 48: 60 KB).
+ * Then 48,974: the sweep's sparse start (random DAG pairs, issue 48 target 1) is compiled once per
+ * weight type; the budget is 49,500. */
+export const BUDGET = { npm: 288_000, page: 577_000, lean: 49_500 };
 // Page 575,500 (was 564,000; issue 48 made its target the time to first draw): measured 574,675,
 // +11.4 KB for side by side (the three executors at once, ~6 KB), the reasons of a discovered
 // graph (issue 47) and start and goal set by clicking (~5 KB), all of it markup set whole.
