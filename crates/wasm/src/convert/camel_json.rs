@@ -71,6 +71,30 @@ fn string(out: &mut String, s: &str) {
 
 /// `key` in camelCase as an object key, with its `:`.
 fn key(out: &mut String, key: &str) {
+    let bytes = key.as_bytes();
+    if !bytes.iter().all(|&b| b.is_ascii() && b >= 0x20 && b != b'"' && b != b'\\') {
+        return key_slow(out, key);
+    }
+    // The keys of the core's types: ASCII, most without `_` (one push). As `camel`: a leading
+    // `_` stays, every later run of `_` is dropped and makes the next letter a capital.
+    out.reserve(key.len() + 3);
+    out.push('"');
+    let (mut start, mut upper) = (0, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'_' && i > 0 {
+            out.push_str(&key[start..i]);
+            (start, upper) = (i + 1, true);
+        } else if upper {
+            out.push(b.to_ascii_uppercase() as char);
+            (start, upper) = (i + 1, false);
+        }
+    }
+    out.push_str(&key[start..]);
+    out.push_str("\":");
+}
+
+/// [`key`] for a key with escapes or letters beyond ASCII.
+fn key_slow(out: &mut String, key: &str) {
     if key.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         string(out, key);
         out.push(':');
