@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 use shr_core::{Action, Session, ToolResult};
 use shr_eval::scenario::{self, Executor, MockTools, Scenario};
-use shr_wasm::convert::{camelize, to_json_camel};
+use shr_wasm::convert::{camelize, events_to_json_camel, to_json_camel};
 
 struct Run {
     events: Value,
@@ -41,10 +41,12 @@ fn drive_like_js(s: &Scenario) -> Run {
             Action::Finished { outcome } => {
                 let requests: Vec<_> = escalations.iter().map(|(r, _)| r).collect();
                 let texts = [
-                    to_json_camel(session.events()).unwrap(),
+                    events_to_json_camel(session.events()).unwrap(),
                     to_json_camel(&outcome).unwrap(),
                     to_json_camel(&requests).unwrap(),
                 ];
+                // The events every run has are written straight: the same text as serde's.
+                assert_eq!(texts[0], to_json_camel(session.events()).unwrap());
                 let escalations =
                     escalations.into_iter().map(|(r, d)| json!({ "request": r, "decision": d })).collect();
                 return Run {
