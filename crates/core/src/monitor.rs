@@ -207,14 +207,24 @@ impl Monitor for IntentMonitor {
         MonitorKind::Intent
     }
     fn observe(&self, view: &DecisionView<'_>, out: &mut Vec<Signal>) {
-        let request = view.context.get("request").and_then(Value::as_str).unwrap_or("").to_lowercase();
-        let hit = view.graph.intents().iter().find(|r| request.contains(&r.keyword.to_lowercase()));
+        let request = view.context.get("request").and_then(Value::as_str).unwrap_or("");
+        let hit = view.graph.intents().iter().find(|r| contains_folded(request, &r.keyword));
         let (intent, priority) = match hit {
             Some(r) => (r.keyword.clone(), r.priority),
             None => ("proceed".to_string(), priority::ROUTINE),
         };
         out.push(Signal { source: MonitorKind::Intent, priority, kind: SignalKind::Intent { intent } });
     }
+}
+
+/// Whether `text` contains `word`, both lowercased: by ASCII case folding, without an allocation,
+/// when both are ASCII (a decision point's every intent rule, issue 48); `to_lowercase` otherwise.
+fn contains_folded(text: &str, word: &str) -> bool {
+    if text.is_ascii() && word.is_ascii() {
+        let (text, word) = (text.as_bytes(), word.as_bytes());
+        return word.is_empty() || text.windows(word.len()).any(|w| w.eq_ignore_ascii_case(word));
+    }
+    text.to_lowercase().contains(&word.to_lowercase())
 }
 
 /// Threshold rules on context values, guarding stages.
@@ -418,4 +428,21 @@ pub fn compete(signals: &[Signal]) -> Option<usize> {
         };
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_folded;
+
+    #[test]
+    fn contains_folded_is_contains_of_both_lowercased() {
+        let words = ["", "refund", "REFUND", "Réfund", "ß", "x", "und now", "İ"];
+        let texts = ["", "Please REFUND now", "réfund", "RÉFUND", "STRASSE ß", "x", "İstanbul", "i̇"];
+        for t in texts {
+            for w in words {
+                let want = t.to_lowercase().contains(&w.to_lowercase());
+                assert_eq!(contains_folded(t, w), want, "{t:?} {w:?}");
+            }
+        }
+    }
 }

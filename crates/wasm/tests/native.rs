@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 use shr_core::{Action, Session, ToolResult};
 use shr_eval::scenario::{self, Executor, MockTools, Scenario};
-use shr_wasm::convert::{camelize, to_json_camel};
+use shr_wasm::convert::{camelize, events_to_json_camel, outcome_to_json_camel, to_json_camel};
 
 struct Run {
     events: Value,
@@ -41,10 +41,14 @@ fn drive_like_js(s: &Scenario) -> Run {
             Action::Finished { outcome } => {
                 let requests: Vec<_> = escalations.iter().map(|(r, _)| r).collect();
                 let texts = [
-                    to_json_camel(session.events()).unwrap(),
-                    to_json_camel(&outcome).unwrap(),
+                    events_to_json_camel(session.events()).unwrap(),
+                    outcome_to_json_camel(&outcome),
                     to_json_camel(&requests).unwrap(),
                 ];
+                // The events every run has and the outcome are written straight: the same text
+                // as serde's.
+                assert_eq!(texts[0], to_json_camel(session.events()).unwrap());
+                assert_eq!(texts[1], to_json_camel(&outcome).unwrap());
                 let escalations =
                     escalations.into_iter().map(|(r, d)| json!({ "request": r, "decision": d })).collect();
                 return Run {
@@ -197,4 +201,43 @@ fn the_camel_json_writer_equals_serde_json_camelized() {
         let got: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         assert_eq!(got, want, "{text}");
     }
+    // The outcome and events written straight, with every optional field there and non-finite
+    // numbers: the same text as the serde writer's.
+    let strs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let outcome = shr_core::Outcome {
+        status: shr_core::Status::Demoted,
+        goal: "g\"x".into(),
+        original_goal: "é".into(),
+        path: strs(&["a", "b"]),
+        cost: f64::INFINITY,
+        abandoned: strs(&["c"]),
+        sunk_cost: 2.5,
+        tool_calls: 3,
+        llm_calls: 1,
+        reroutes: 2,
+        retries: 4,
+        failures: 5,
+        revisits: 6,
+        message: Some("m\n".into()),
+    };
+    assert_eq!(outcome_to_json_camel(&outcome), to_json_camel(&outcome).unwrap());
+    let plan =
+        shr_core::PlanView { nodes: strs(&["a"]), edges: vec![("a".into(), "b".into())], cost: f64::NAN };
+    let events: Vec<shr_core::Event> = [
+        shr_core::EventKind::PathPlanned { plan },
+        shr_core::EventKind::Finished {
+            status: shr_core::Status::Escalated,
+            goal: "g".into(),
+            path: vec![],
+            cost: 1.25,
+            message: Some("why".into()),
+        },
+        shr_core::EventKind::ToolCalled { tool: "t".into(), attempt: 2, call_id: String::new() },
+        shr_core::EventKind::ToolSucceeded { tool: "t".into(), latency_ms: f64::INFINITY },
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, kind)| shr_core::Event { seq: i as u32, at: u64::MAX, kind })
+    .collect();
+    assert_eq!(events_to_json_camel(&events).unwrap(), to_json_camel(&events).unwrap());
 }

@@ -30,13 +30,15 @@ impl Run {
             history: self.answered.history(&self.history),
         };
         env.monitors.run(&view, &mut signals);
-        for s in &signals {
-            self.emit(EventKind::SignalRaised { signal: s.clone() });
+        // The signals go into their events (the buffer stays, empty, for the next decision);
+        // only the winner is copied, for its own event.
+        let winner = compete(&signals).and_then(|w| signals.get(w)).cloned();
+        for signal in signals.drain(..) {
+            self.emit(EventKind::SignalRaised { signal });
         }
-        let verdict = match compete(&signals) {
+        let verdict = match winner {
             None => Verdict::Proceed,
-            Some(w) => {
-                let winner = signals[w].clone();
+            Some(winner) => {
                 self.emit(EventKind::SignalWon { signal: winner.clone() });
                 self.act_on(env, winner, just_failed)
             }

@@ -182,7 +182,11 @@ impl Run {
             cost: 0.0,
             in_flight: BTreeMap::new(),
             retry_at: BTreeMap::new(),
-            key: task.id.unwrap_or_else(|| alloc::format!("run-{number}")),
+            key: task.id.unwrap_or_else(|| {
+                let mut key = String::from("run-");
+                push_decimal(&mut key, number);
+                key
+            }),
             steps: alloc::vec![0; n],
             call_timeout: None,
             unknown: None,
@@ -291,7 +295,15 @@ impl Run {
     }
     /// The idempotency key of `tool`'s current step: `<run key>:<tool>:<step>`.
     fn call_id(&self, v: NodeIx, tool: &str) -> String {
-        alloc::format!("{}:{tool}:{}", self.key, self.steps.get(v).copied().unwrap_or(0))
+        // Written by hand, not by `format!`: one allocation, and no formatting machinery on a
+        // call's path (issue 48).
+        let mut id = String::with_capacity(self.key.len() + tool.len() + 12);
+        id.push_str(&self.key);
+        id.push(':');
+        id.push_str(tool);
+        id.push(':');
+        push_decimal(&mut id, u64::from(self.steps.get(v).copied().unwrap_or(0)));
+        id
     }
     /// The run's key, the prefix of its calls' idempotency keys.
     pub fn key(&self) -> &str {
@@ -313,4 +325,19 @@ impl Run {
         self.seq = self.seq.saturating_add(1);
         self.events.push(Event { seq, at: self.now, kind });
     }
+}
+
+/// Appends `n` in decimal (what `format!("{n}")` writes).
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&d| char::from(d)));
 }

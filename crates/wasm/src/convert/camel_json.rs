@@ -10,6 +10,12 @@ use serde::ser::{self, Serialize};
 
 use crate::error::ShrError;
 
+mod events;
+mod text;
+
+pub use events::{events_to_json_camel, outcome_to_json_camel};
+use text::{float, key, string};
+
 /// A core value as JSON text, its keys in camelCase (what [`super::to_js`] parses): the JSON
 /// the core writes (an infinite weight is `null`, as in the event log).
 pub fn to_json_camel<T: Serialize + ?Sized>(v: &T) -> Result<String, ShrError> {
@@ -39,67 +45,6 @@ impl ser::Error for Error {
 
 struct Writer<'a> {
     out: &'a mut String,
-}
-
-/// `s` as a JSON string: one push when nothing in it needs escaping.
-fn string(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('"');
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.push_str(s);
-    } else {
-        for c in s.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                c if (c as u32) < 0x20 => {
-                    const HEX: &[u8; 16] = b"0123456789abcdef";
-                    let b = c as usize;
-                    out.push_str("\\u00");
-                    out.push(HEX[b >> 4] as char);
-                    out.push(HEX[b & 15] as char);
-                }
-                c => out.push(c),
-            }
-        }
-    }
-    out.push('"');
-}
-
-/// `key` in camelCase as an object key, with its `:`.
-fn key(out: &mut String, key: &str) {
-    if key.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        string(out, key);
-        out.push(':');
-        return;
-    }
-    out.push('"');
-    // As `camel`: a leading `_` stays, every later one makes the next letter a capital.
-    let (lead, rest) = key.strip_prefix('_').map_or(("", key), |rest| ("_", rest));
-    out.push_str(lead);
-    for (i, part) in rest.split('_').enumerate() {
-        if i == 0 {
-            out.push_str(part);
-        } else {
-            let mut chars = part.chars();
-            if let Some(c) = chars.next() {
-                out.extend(c.to_uppercase());
-                out.push_str(chars.as_str());
-            }
-        }
-    }
-    out.push_str("\":");
-}
-
-fn float<F: zmij::Float>(out: &mut String, x: F, finite: bool) {
-    if finite {
-        out.push_str(zmij::Buffer::new().format_finite(x));
-    } else {
-        out.push_str("null");
-    }
 }
 
 impl<'a> Writer<'a> {

@@ -43,7 +43,7 @@ use shr_core::{Action, Decision, Event, Outcome, Run};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{get, is_nullish, to_js, to_json_camel};
+use crate::convert::{events_to_json_camel, get, is_nullish, outcome_to_json_camel, to_js};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
@@ -134,7 +134,8 @@ async fn drive(
     }
     // The result from JSON texts: the events are most of a run's objects, JS builds them from
     // text faster than Rust can one property at a time, and only when they are read.
-    let texts = result.and_then(|outcome| Ok((to_json_camel(&outcome)?, to_json_camel(&host.events)?)));
+    let texts =
+        result.and_then(|outcome| Ok((outcome_to_json_camel(&outcome), events_to_json_camel(&host.events)?)));
     match texts {
         Ok((outcome, events)) => Ok(js::run_result(&outcome, &events)),
         Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),

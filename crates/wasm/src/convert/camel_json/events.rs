@@ -1,0 +1,204 @@
+//! A run's events as one JSON array and its outcome, the events every run has written straight (issue 48: a
+//! call's `ToolCalled` and `ToolSucceeded` and a decision point's intent signals are most of a
+//! run's events, and serde's tagged and flattened enums cost several calls a field at the
+//! module's opt-level "s"). Every other event goes through the serde writer; the text is the
+//! same either way (tests/native.rs compares it with serde_json's on every scenario).
+
+use serde::Serialize;
+use shr_core::{Event, EventKind, Outcome, PlanView, Signal, SignalKind};
+
+use super::text::{float, string};
+use super::Writer;
+use crate::error::ShrError;
+
+/// `events` as a JSON array, keys in camelCase: what [`super::to_json_camel`] writes for them.
+pub fn events_to_json_camel(events: &[Event]) -> Result<String, ShrError> {
+    let mut out = String::with_capacity(96 * events.len() + 2);
+    out.push('[');
+    for (i, e) in events.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if !plain(&mut out, e) {
+            e.serialize(&mut Writer { out: &mut out }).map_err(|e| ShrError::new("internal", e.0))?;
+        }
+    }
+    out.push(']');
+    Ok(out)
+}
+
+/// Writes `e` when it is of the kinds every run has; false (nothing written) otherwise.
+fn plain(out: &mut String, e: &Event) -> bool {
+    match &e.kind {
+        EventKind::ToolCalled { tool, attempt, call_id } => {
+            head(out, e, "ToolCalled");
+            out.push_str(",\"tool\":");
+            string(out, tool);
+            out.push_str(",\"attempt\":");
+            out.push_str(itoa::Buffer::new().format(*attempt));
+            if !call_id.is_empty() {
+                out.push_str(",\"callId\":");
+                string(out, call_id);
+            }
+        }
+        EventKind::ToolSucceeded { tool, latency_ms } => {
+            head(out, e, "ToolSucceeded");
+            out.push_str(",\"tool\":");
+            string(out, tool);
+            out.push_str(",\"latencyMs\":");
+            float(out, *latency_ms, latency_ms.is_finite());
+        }
+        EventKind::SignalRaised { signal } if is_intent(signal) => {
+            head(out, e, "SignalRaised");
+            intent(out, signal);
+        }
+        EventKind::SignalWon { signal } if is_intent(signal) => {
+            head(out, e, "SignalWon");
+            intent(out, signal);
+        }
+        EventKind::PathPlanned { plan } => {
+            head(out, e, "PathPlanned");
+            out.push_str(",\"plan\":");
+            plan_view(out, plan);
+        }
+        EventKind::Finished { status, goal, path, cost, message } => {
+            head(out, e, "Finished");
+            out.push_str(",\"status\":");
+            unit(out, status);
+            out.push_str(",\"goal\":");
+            string(out, goal);
+            out.push_str(",\"path\":");
+            strings(out, path);
+            out.push_str(",\"cost\":");
+            float(out, *cost, cost.is_finite());
+            if let Some(m) = message {
+                out.push_str(",\"message\":");
+                string(out, m);
+            }
+        }
+        _ => return false,
+    }
+    out.push('}');
+    true
+}
+
+/// A run's outcome as JSON, keys in camelCase: what [`super::to_json_camel`] writes for it.
+pub fn outcome_to_json_camel(o: &Outcome) -> String {
+    // Every field by name: a field added to `Outcome` does not compile here until written.
+    let Outcome {
+        status,
+        goal,
+        original_goal,
+        path,
+        cost,
+        abandoned,
+        sunk_cost,
+        tool_calls,
+        llm_calls,
+        reroutes,
+        retries,
+        failures,
+        revisits,
+        message,
+    } = o;
+    let mut out = String::with_capacity(256);
+    out.push_str("{\"status\":");
+    unit(&mut out, status);
+    out.push_str(",\"goal\":");
+    string(&mut out, goal);
+    out.push_str(",\"originalGoal\":");
+    string(&mut out, original_goal);
+    out.push_str(",\"path\":");
+    strings(&mut out, path);
+    out.push_str(",\"cost\":");
+    float(&mut out, *cost, cost.is_finite());
+    if !abandoned.is_empty() {
+        out.push_str(",\"abandoned\":");
+        strings(&mut out, abandoned);
+    }
+    // As the core's `skip_serializing_if`: a sunk cost of 0 is left out.
+    if *sunk_cost != 0.0 {
+        out.push_str(",\"sunkCost\":");
+        float(&mut out, *sunk_cost, sunk_cost.is_finite());
+    }
+    for (k, n) in [
+        (",\"toolCalls\":", tool_calls),
+        (",\"llmCalls\":", llm_calls),
+        (",\"reroutes\":", reroutes),
+        (",\"retries\":", retries),
+        (",\"failures\":", failures),
+        (",\"revisits\":", revisits),
+    ] {
+        out.push_str(k);
+        out.push_str(itoa::Buffer::new().format(*n));
+    }
+    if let Some(m) = message {
+        out.push_str(",\"message\":");
+        string(&mut out, m);
+    }
+    out.push('}');
+    out
+}
+
+/// A unit enum variant (a status, a monitor kind): one string, as the serde writer writes it.
+fn unit<T: Serialize>(out: &mut String, v: &T) {
+    let _ = v.serialize(&mut Writer { out });
+}
+
+fn strings(out: &mut String, items: &[String]) {
+    out.push('[');
+    for (i, s) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        string(out, s);
+    }
+    out.push(']');
+}
+
+fn plan_view(out: &mut String, plan: &PlanView) {
+    let PlanView { nodes, edges, cost } = plan;
+    out.push_str("{\"nodes\":");
+    strings(out, nodes);
+    out.push_str(",\"edges\":[");
+    for (i, (from, to)) in edges.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        string(out, from);
+        out.push(',');
+        string(out, to);
+        out.push(']');
+    }
+    out.push_str("],\"cost\":");
+    float(out, *cost, cost.is_finite());
+    out.push('}');
+}
+
+/// `{"seq":..,"at":..,"event":"<name>"`, the fields every event starts with.
+fn head(out: &mut String, e: &Event, name: &str) {
+    out.push_str("{\"seq\":");
+    out.push_str(itoa::Buffer::new().format(e.seq));
+    out.push_str(",\"at\":");
+    out.push_str(itoa::Buffer::new().format(e.at));
+    out.push_str(",\"event\":\"");
+    out.push_str(name);
+    out.push('"');
+}
+
+fn is_intent(signal: &Signal) -> bool {
+    matches!(signal.kind, SignalKind::Intent { .. })
+}
+
+/// `,"signal":{...}` for an intent signal.
+fn intent(out: &mut String, signal: &Signal) {
+    let SignalKind::Intent { intent } = &signal.kind else { return };
+    out.push_str(",\"signal\":{\"source\":");
+    unit(out, &signal.source);
+    out.push_str(",\"priority\":");
+    float(out, signal.priority, signal.priority.is_finite());
+    out.push_str(",\"type\":\"intent\",\"intent\":");
+    string(out, intent);
+    out.push('}');
+}
