@@ -11,21 +11,9 @@ use shr_core::ToolGraph;
 struct OneSided;
 impl Observer for OneSided {}
 
-/// A failure set as live weights give it: a factor per tool.
-struct Live<'a> {
-    graph: &'a ToolGraph,
-    failed: &'a [bool],
-}
-
-impl EdgeWeight for Live<'_> {
-    fn weight(&self, e: usize) -> f64 {
-        let edge = self.graph.edge(e);
-        edge.cost * self.entry_factor(edge.to).unwrap_or(f64::INFINITY)
-    }
-    fn entry_factor(&self, v: usize) -> Option<f64> {
-        Some(if self.failed[v] { f64::INFINITY } else { 1.0 })
-    }
-}
+#[path = "support/live.rs"]
+mod live;
+use live::Live;
 
 /// An acyclic graph of `n` nodes: each node to the next (so windows are long), and `extra`
 /// edges forward, near (up to 8 on) or far (anywhere later).

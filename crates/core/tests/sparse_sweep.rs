@@ -9,21 +9,9 @@ use serde_json::json;
 use shr_core::algo::{Dijkstra, EdgeWeight, Plan, TopoSweep};
 use shr_core::ToolGraph;
 
-/// A failure set as live weights give it: a factor per tool.
-struct Live<'a> {
-    graph: &'a ToolGraph,
-    failed: &'a [bool],
-}
-
-impl EdgeWeight for Live<'_> {
-    fn weight(&self, e: usize) -> f64 {
-        let edge = self.graph.edge(e);
-        edge.cost * self.entry_factor(edge.to).unwrap_or(f64::INFINITY)
-    }
-    fn entry_factor(&self, v: usize) -> Option<f64> {
-        Some(if self.failed[v] { f64::INFINITY } else { 1.0 })
-    }
-}
+#[path = "support/live.rs"]
+mod live;
+use live::Live;
 
 /// A random DAG of `n` nodes: node `u` to `fanout` later nodes drawn from `picks` (anywhere
 /// later, or, for a `near` pick, within 4), costs 0-3 from `picks` too (zero costs and ties).
