@@ -51,7 +51,7 @@ fn bench_shr(
     n: usize,
     g: &ToolGraph,
     queries: &[Query],
-    failed: &[Vec<bool>],
+    failed: &[FailureSet],
     routers: &mut [Router],
 ) {
     let (mut d, mut plan, mut i) = (Dijkstra::new(), Plan::default(), 0usize);

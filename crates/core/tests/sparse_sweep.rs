@@ -70,3 +70,83 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A router's memo keeps the sweep's factors by position between queries while the health
+    /// holds (`FactorTable`): every answer equals that of a fresh memo and search, through
+    /// tools failing and coming back, the clock moving, windows of every size and sparse
+    /// starts.
+    #[test]
+    fn kept_factors_route_as_fresh_weights_do(
+        n in 130usize..1500,
+        fanout in 1usize..5,
+        picks in prop::collection::vec((0u32..1_000_000, prop::bool::weighted(0.5)), 1..200),
+        steps in prop::collection::vec((0u8..8, 0usize..1500, 0usize..1500), 1..40),
+    ) {
+        use shr_core::health::{BreakerConfig, WeightMemo};
+        use shr_core::HealthBook;
+        let g = dag(n, fanout, &picks);
+        let mut health = HealthBook::new(&g, BreakerConfig::default());
+        let (mut memo, mut d, mut plan) = (WeightMemo::default(), Dijkstra::new(), Plan::default());
+        let mut now = 0;
+        for (op, a, b) in steps {
+            match op {
+                0 => {
+                    health.trip(a % n, now);
+                    memo.forget();
+                }
+                1 => {
+                    health.reset(a % n, now);
+                    memo.forget();
+                }
+                // Past a breaker's cooldown now and then: tripped tools half-open.
+                2 => now += 1 + 40_000 * (b % 2) as u64,
+                _ => {
+                    let (start, goal) = (a % n, b % n);
+                    memo.refresh(&g, &mut health, now);
+                    let found = d.route_into(&g, &[start], goal, &memo.weights(&g, &health, now), &mut (), &mut plan);
+                    let (mut fresh, mut want) = (WeightMemo::default(), Plan::default());
+                    fresh.refresh(&g, &mut health, now);
+                    let weights = fresh.weights(&g, &health, now);
+                    prop_assert_eq!(found, Dijkstra::new().route_into(&g, &[start], goal, &weights, &mut (), &mut want));
+                    prop_assert_eq!(&plan, &want, "{} to {} at {}", start, goal, now);
+                }
+            }
+        }
+    }
+}
+
+/// Weights whose table was sized for another graph (a caller's mistake) route as if they kept
+/// none: the sweep uses its own.
+#[test]
+fn a_table_sized_for_another_graph_is_passed_over() {
+    use shr_core::algo::FactorTable;
+    struct Misfit<'a>(Live<'a>, FactorTable);
+    impl EdgeWeight for Misfit<'_> {
+        fn weight(&self, e: usize) -> f64 {
+            self.0.weight(e)
+        }
+        fn entry_factor(&self, v: usize) -> Option<f64> {
+            self.0.entry_factor(v)
+        }
+        fn factor_table(&self) -> Option<&FactorTable> {
+            Some(&self.1)
+        }
+    }
+    let picks: Vec<(u32, bool)> = (0..50).map(|k| (k * 7919 % 1000, k % 3 == 0)).collect();
+    let g = dag(400, 3, &picks);
+    let failed = vec![false; 400];
+    let mut small = FactorTable::default();
+    small.forget(10);
+    let misfit = Misfit(Live { graph: &g, failed: &failed }, small);
+    let (mut a, mut b) = (Plan::default(), Plan::default());
+    let found = TopoSweep::new().route_into(&g, &[0], 399, &misfit, &mut a);
+    assert_eq!(
+        found,
+        TopoSweep::new().route_into(&g, &[0], 399, &Live { graph: &g, failed: &failed }, &mut b)
+    );
+    assert!(found);
+    assert_eq!(a, b);
+}

@@ -6,7 +6,7 @@ use petgraph::algo::dijkstra;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use serde_json::Value;
-use shr_core::algo::{entered_weight, EdgeWeight};
+use shr_core::algo::{entered_weight, EdgeWeight, FactorTable};
 use shr_core::{Router, ToolGraph};
 
 use super::workloads::*;
@@ -33,7 +33,21 @@ pub fn workload(name: &str, n: usize) -> Option<(Value, Vec<Query>)> {
 /// A failure set in the form live weights have: a factor per tool, infinite when it failed.
 pub struct Failed<'a> {
     pub g: &'a ToolGraph,
-    pub failed: &'a [bool],
+    pub failed: &'a FailureSet,
+}
+
+/// A query's failed tools by node, and the factors the sweep keeps for them, as a router's memo
+/// keeps them while its health holds.
+pub struct FailureSet {
+    failed: Vec<bool>,
+    table: FactorTable,
+}
+
+impl core::ops::Deref for FailureSet {
+    type Target = [bool];
+    fn deref(&self) -> &[bool] {
+        &self.failed
+    }
 }
 
 impl EdgeWeight for Failed<'_> {
@@ -45,6 +59,10 @@ impl EdgeWeight for Failed<'_> {
     #[inline]
     fn entry_factor(&self, v: usize) -> Option<f64> {
         Some(if self.failed[v] { f64::INFINITY } else { 1.0 })
+    }
+    #[inline]
+    fn factor_table(&self) -> Option<&FactorTable> {
+        Some(&self.failed.table)
     }
 }
 
@@ -61,8 +79,13 @@ pub fn petgraph_cost(pg: &DiGraph<usize, f64>, q: &Query, failed: &[bool]) -> Op
 }
 
 /// Each query's failure set, as a flag per tool.
-pub fn failure_sets(g: &ToolGraph, queries: &[Query]) -> Vec<Vec<bool>> {
-    queries.iter().map(|q| (0..g.node_count()).map(|v| q.failed.contains(&v)).collect()).collect()
+pub fn failure_sets(g: &ToolGraph, queries: &[Query]) -> Vec<FailureSet> {
+    let set = |q: &Query| {
+        let mut table = FactorTable::default();
+        table.forget(g.node_count());
+        FailureSet { failed: (0..g.node_count()).map(|v| q.failed.contains(&v)).collect(), table }
+    };
+    queries.iter().map(set).collect()
 }
 
 /// One router per query's failure set, its failed tools marked down: what a host holds.

@@ -15,4 +15,4 @@ pub use plan::Plan;
 pub(crate) use plan::{join_cost, keep_cheapest};
 pub use topo::TopoSweep;
 pub use trace::{Observer, Trace, TraceStep};
-pub use weight::{entered_weight, EdgeWeight};
+pub use weight::{entered_weight, EdgeWeight, FactorTable};

@@ -23,7 +23,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use super::{edge_weight, HealthBook};
-use crate::algo::EdgeWeight;
+use crate::algo::{EdgeWeight, FactorTable};
 use crate::graph::{NodeIx, ToolGraph};
 use crate::Millis;
 
@@ -37,6 +37,8 @@ pub struct WeightMemo {
     /// The clock values the weights hold for, `from..until` ([`HealthBook::steady_until`]);
     /// `None` once the health changed.
     span: Option<(Millis, Millis)>,
+    /// The same weights by topological position, kept by the sweep over a large window.
+    table: FactorTable,
 }
 
 impl WeightMemo {
@@ -59,6 +61,7 @@ impl WeightMemo {
             return;
         }
         self.span = Some((now, health.steady_until(now)));
+        self.table.forget(n);
         self.number = self.number.wrapping_add(1);
         if self.number == 0 {
             // Wrapped after 4 billion refreshes: forget every slot once.
@@ -157,5 +160,11 @@ impl EdgeWeight for LiveWeights<'_> {
     #[inline]
     fn entry_factor(&self, v: NodeIx) -> Option<f64> {
         Some(self.tool_weight(v))
+    }
+
+    #[inline]
+    fn factor_table(&self) -> Option<&FactorTable> {
+        // Sized for this graph only once refreshed for it.
+        (self.memo.slots.len() == self.graph.node_count()).then_some(&self.memo.table)
     }
 }

@@ -21,7 +21,7 @@
 //! Complexity: O(R + E_R + W/64) for the R nodes it expands, their E_R out-edges and a window
 //! of W positions; no heap, and no node visited twice.
 
-use super::{usable_factor, TopoSweep, NONE};
+use super::{fill_to, usable_factor, TopoSweep, NONE};
 use crate::algo::weight::{entered_weight, EdgeWeight};
 use crate::graph::{NodeIx, ToolGraph};
 
@@ -36,9 +36,9 @@ pub(super) const SPARSE_WINDOW: usize = 128;
 
 impl TopoSweep {
     /// Sweeps the reached nodes of the window `lo..=hi` while they stay sparse; `dist` (by
-    /// position) is infinite over the window but for the sources' zeros. Returns the position
-    /// from which the pull sweep must go on: `hi + 1` when every reached node was expanded, so
-    /// that the goal's cost is final.
+    /// position) is infinite over `lo..filled` but for the sources' zeros, and made so further
+    /// as nodes are reached. Returns the position from which the pull sweep must go on: `hi + 1`
+    /// when every reached node was expanded, so that the goal's cost is final.
     pub(super) fn reach<W: EdgeWeight + ?Sized>(
         &mut self,
         graph: &ToolGraph,
@@ -46,6 +46,7 @@ impl TopoSweep {
         lo: usize,
         hi: usize,
         weights: &W,
+        filled: &mut usize,
     ) -> usize {
         let Self { dist, via, pending, .. } = self;
         pending.clear();
@@ -82,7 +83,7 @@ impl TopoSweep {
             pending[i] = bits & (bits - 1);
             let d = dist[p];
             // Nothing through it can make or tie the goal's cost.
-            let bound = dist[hi];
+            let bound = if hi < *filled { dist[hi] } else { f64::INFINITY };
             if d > bound {
                 continue;
             }
@@ -94,6 +95,7 @@ impl TopoSweep {
                     continue;
                 }
                 let offer = d + entered_weight(edge.cost, m);
+                fill_to(dist, filled, q);
                 if offer < dist[q] && offer <= bound {
                     if dist[q] == f64::INFINITY {
                         pending[(q - lo) / 64] |= 1u64 << ((q - lo) % 64);
