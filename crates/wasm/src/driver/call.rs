@@ -9,9 +9,7 @@ use std::task::Poll;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::js::{
-    call_abort, call_clear, call_late, call_tool, call_wait, given_result, tool_output, CallWait,
-};
+use super::js::{call_abort, call_clear, call_late, call_tool, given_result, tool_output, CallWait};
 use super::options::MAX_TIMER_MS;
 use super::outcome::{permanent, Settled};
 use super::wait::Sleep;
@@ -25,6 +23,9 @@ pub(super) struct InFlight {
     pub(super) call_id: String,
     pub(super) timeout_ms: u64,
     pub(super) side_effect: bool,
+    /// Whether the core reads this tool's output (a validator, a guard, a `verify` answer):
+    /// otherwise its text is not handed over ([`super::js::tool_output`]).
+    pub(super) output_read: bool,
     /// Waiting out a retry's backoff (`delay_ms`), then the tool.
     pub(super) phase: Phase,
     pub(super) started: u64,
@@ -82,7 +83,8 @@ impl Host {
         // Only the host's own properties are tools: `constructor` or `toString` must not run
         // what every object inherits. Every way of not having a callable tool is that call's
         // failure, not the run's: the session routes around it like any other outage.
-        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results)
+        let ms = (timeout_ms as f64).min(MAX_TIMER_MS);
+        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results, ms)
             .map_err(|e| {
                 ShrError::new(
                     "bad_options",
@@ -90,17 +92,16 @@ impl Host {
                 )
             })?;
         let call = if call.is_undefined() {
-            given_result(&permanent(&format!("options.tools has no function for `{tool}`")))
+            given_result(&permanent(&format!("options.tools has no function for `{tool}`")), ms)
         } else if Array::is_array(&call) {
             let e = Array::from(&call).get(0);
-            given_result(&permanent(&format!(
-                "options.tools.{tool}: reading `{tool}` threw: {}",
-                message_of(&e)
-            )))
+            given_result(
+                &permanent(&format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e))),
+                ms,
+            )
         } else {
             call
         };
-        call_wait(&call, (timeout_ms as f64).min(MAX_TIMER_MS));
         Ok(Phase::Running { fut: CallWait::new(&call), call })
     }
 
@@ -146,11 +147,13 @@ impl Host {
             let late = matches!(c.phase, Phase::Late { .. });
             let settled = match (r, timed_out, late) {
                 (Ok(v), false, _) => match (&c.phase, &v) {
-                    (Phase::Running { call, .. } | Phase::Late { call, .. }, v) => match tool_output(call, v)
-                    {
-                        Some(text) => Settled::Output(text),
-                        None => Settled::Value(v.clone()),
-                    },
+                    (Phase::Running { call, .. } | Phase::Late { call, .. }, v) => {
+                        match tool_output(call, v, c.output_read) {
+                            Some(text) if text.is_empty() => Settled::Unread,
+                            Some(text) => Settled::Output(text),
+                            None => Settled::Value(v.clone()),
+                        }
+                    }
                     _ => Settled::Value(v),
                 },
                 (Err(e), false, false) => Settled::Threw(e),

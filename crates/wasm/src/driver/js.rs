@@ -68,7 +68,7 @@ function arm(c, ms) {
 export function set_notify(f) {
   notify = f;
 }
-export function call_tool(tools, tool, attempt, callId, context, results) {
+export function call_tool(tools, tool, attempt, callId, context, results, ms) {
   // Only the host's own properties are tools. A throwing check is thrown (the run rejects); a
   // throwing read is returned in an array, and no function is `undefined` (the call's failure).
   const own = Object.hasOwn(tools, tool);
@@ -95,12 +95,16 @@ export function call_tool(tools, tool, attempt, callId, context, results) {
     p = Promise.reject(e);
   }
   p.then((v) => settled(c, 1, v), (e) => settled(c, 2, e));
+  call_wait(c, ms);
   return c;
 }
-export function tool_output(c, v) {
+export function tool_output(c, v, text_read) {
   // A value that is plainly no structured failure, as JSON text; its copy (what later tools
   // get) kept for call_keep. Anything else (`success: false`, a throwing getter, no JSON) is
-  // `undefined`: the Rust side reads it and says what is wrong.
+  // `undefined`: the Rust side reads it and says what is wrong. When the core reads no output
+  // of this tool (`text_read` false: no validator, guard or verify reads it) and the text is
+  // too short to nest past the core's parser's depth limit (128), the text stays here and ''
+  // says it was an output.
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     try {
       if (v.success === false) return undefined;
@@ -116,7 +120,7 @@ export function tool_output(c, v) {
   }
   if (typeof text !== 'string') return undefined;
   c.copy = JSON.parse(text);
-  return text;
+  return text_read || text.length > 200 ? text : '';
 }
 export function call_keep(c, results) {
   results[c.tool] = c.copy;
@@ -143,12 +147,14 @@ export function random_uuid() {
     return undefined;
   }
 }
-export function given_result(p) {
+export function given_result(p, ms) {
   const c = new ToolCall();
   p.then((v) => settled(c, 1, v), (e) => settled(c, 2, e));
+  call_wait(c, ms);
   return c;
 }
-export function call_wait(c, ms) {
+function call_wait(c, ms) {
+  // The call's timeout of `ms`, armed when it has not settled within this microtask turn.
   queueMicrotask(() => arm(c, ms));
 }
 export function call_late(c, ms) {
@@ -201,9 +207,10 @@ export function call_abort(c, name, message) {
 }
 "#)]
 extern "C" {
-    /// Calls `tools[tool]` with the call's input; the returned handle is what the other
-    /// functions take. `undefined` when `tools` has no own function `tool`, `[e]` when reading
-    /// it threw `e`; `Err` when checking for it threw.
+    /// Calls `tools[tool]` with the call's input, its timeout of `ms` armed when it has not
+    /// settled within this microtask turn; the returned handle is what the other functions
+    /// take. `undefined` when `tools` has no own function `tool`, `[e]` when reading it threw
+    /// `e`; `Err` when checking for it threw.
     #[wasm_bindgen(catch)]
     pub(super) fn call_tool(
         tools: &JsValue,
@@ -212,10 +219,13 @@ extern "C" {
         call_id: &str,
         context: &JsValue,
         results: &JsValue,
+        ms: f64,
     ) -> Result<JsValue, JsValue>;
     /// What a call returned as JSON text when it is plainly an output (its copy kept in the
     /// call), else `None`.
-    pub(super) fn tool_output(c: &JsValue, v: &JsValue) -> Option<String>;
+    /// `Some("")` for a short output when `text_read` is false: one whose text the core does
+    /// not read (a long one is handed over still, for the parser's depth check).
+    pub(super) fn tool_output(c: &JsValue, v: &JsValue, text_read: bool) -> Option<String>;
     /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
     pub(super) fn call_keep(c: &JsValue, results: &JsValue);
     /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep]`
@@ -223,10 +233,9 @@ extern "C" {
     pub(super) fn run_options(o: &JsValue) -> JsValue;
     /// `crypto.randomUUID()`, or `None` where there is none.
     pub(super) fn random_uuid() -> Option<String>;
-    /// A call that did not reach a tool: its result is the promise given.
-    pub(super) fn given_result(p: &Promise) -> JsValue;
-    /// Arms the call's timeout of `ms`, when it has not settled within this microtask turn.
-    pub(super) fn call_wait(c: &JsValue, ms: f64);
+    /// A call that did not reach a tool: its result is the promise given (its timeout armed
+    /// as [`call_tool`]'s).
+    pub(super) fn given_result(p: &Promise, ms: f64) -> JsValue;
     /// Arms a new wait of `ms` at once (a side effect's late result against the grace).
     pub(super) fn call_late(c: &JsValue, ms: f64);
     /// 1 returned, 2 threw, 3 the wait's time is up; 0 still out, and `slot` is woken (through
@@ -263,7 +272,7 @@ fn wake_slot(slot: u32) {
     }
 }
 
-/// Waits for a call ([`call_wait`] or [`call_late`] armed its timer): `Ok(value)` when it
+/// Waits for a call ([`call_tool`] or [`call_late`] armed its timer): `Ok(value)` when it
 /// returned, `Err(e)` when it threw, `Ok(call)` when the wait's time is up.
 pub(super) struct CallWait {
     call: JsValue,

@@ -110,7 +110,13 @@ async fn drive(
     let t0 = opts.now()?;
     let mut run = inner.borrow_mut().router.start(task, t0).map_err(task_error)?;
     run.set_call_timeout(opts.timeout_ms);
-    let late_ms = inner.borrow().router.config().admission.lease_grace_ms as f64;
+    let (late_ms, outputs_read) = {
+        let inner = inner.borrow();
+        let graph = inner.router.graph();
+        // Guards and `verify` answers read the outputs of any tool; validators their own tool's.
+        let outputs_read = graph.has_guards() || graph.nodes().iter().any(|n| n.verify().is_some());
+        (inner.router.config().admission.lease_grace_ms as f64, outputs_read)
+    };
     let deadline = opts.deadline_ms.map(|ms| {
         let sentinel: JsValue = Object::new().into();
         let (p, id) = timer(ms, &sentinel);
@@ -121,9 +127,10 @@ async fn drive(
         context,
         results: Object::new(),
         in_flight: Vec::new(),
-        events: Vec::new(),
+        events: Vec::with_capacity(16),
         deadline,
         late_ms,
+        outputs_read,
     };
     let result = host.drive(&inner, &mut run).await;
     host.abandon();
@@ -154,6 +161,8 @@ struct Host {
     deadline: Option<Deadline>,
     /// How long a side effect's late result is awaited past its timeout.
     late_ms: f64,
+    /// Whether the core may read any tool's output (the graph has guards or `verify` tools).
+    outputs_read: bool,
 }
 
 impl Host {
@@ -189,10 +198,13 @@ impl Host {
                 Action::CallTools { calls } => {
                     let now = self.opts.now()?;
                     for call in calls {
-                        let side_effect = {
+                        let (side_effect, output_read) = {
                             let inner = inner.borrow();
                             let graph = inner.router.graph();
-                            graph.index(&call.tool).is_some_and(|v| graph.node(v).side_effect)
+                            graph.index(&call.tool).map_or((false, true), |v| {
+                                let node = graph.node(v);
+                                (node.side_effect, self.outputs_read || !node.validators().is_empty())
+                            })
                         };
                         // The backoff as a duration: a host clock that steps back changes no wait.
                         let phase = if call.delay_ms > 0 {
@@ -206,6 +218,7 @@ impl Host {
                             call_id: call.call_id,
                             timeout_ms: call.timeout_ms,
                             side_effect,
+                            output_read,
                             phase,
                             started: now,
                         });
@@ -373,10 +386,34 @@ impl Host {
     }
 }
 
-/// A random UUID (`crypto.randomUUID`), else 128 random bits from `Math.random` in hex.
+thread_local! {
+    /// The random part of this module instance's run keys, and the runs keyed so far.
+    static RUN_KEYS: std::cell::RefCell<(String, u64)> = const { std::cell::RefCell::new((String::new(), 0)) };
+}
+
+/// A run key unique across processes, in a UUID's shape: 80 random bits drawn once per module
+/// instance (`crypto.randomUUID`, else `Math.random`) and this instance's run number (48 bits,
+/// in hex). A UUID per run cost more than a tenth of a run's CPU (issue 48).
 fn random_key() -> Option<String> {
-    js::random_uuid().or_else(|| {
-        let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
-        Some([part(), part(), part(), part()].concat())
+    RUN_KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        let (prefix, n) = &mut *keys;
+        if prefix.is_empty() {
+            let uuid = js::random_uuid().unwrap_or_else(|| {
+                let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
+                let p = [part(), part(), part()].concat();
+                format!("{}-{}-{}-{}-", &p[..8], &p[8..12], &p[12..16], &p[16..20])
+            });
+            // `xxxxxxxx-xxxx-4xxx-yxxx-`: the UUID's first 24 characters.
+            *prefix = uuid.chars().take(24).collect();
+        }
+        *n = (*n + 1) & 0xffff_ffff_ffff;
+        let mut key = String::with_capacity(36);
+        key.push_str(prefix);
+        let digits = b"0123456789abcdef";
+        for shift in (0..12).rev() {
+            key.push(char::from(digits[((*n >> (shift * 4)) & 0xf) as usize]));
+        }
+        Some(key)
     })
 }

@@ -13,7 +13,7 @@ use crate::error::ShrError;
 
 /// `events` as a JSON array, keys in camelCase: what [`super::to_json_camel`] writes for them.
 pub fn events_to_json_camel(events: &[Event]) -> Result<String, ShrError> {
-    let mut out = String::with_capacity(96 * events.len() + 2);
+    let mut out = String::with_capacity(128 * events.len() + 2);
     out.push('[');
     for (i, e) in events.iter().enumerate() {
         if i > 0 {
