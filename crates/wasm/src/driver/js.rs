@@ -15,7 +15,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use js_sys::Promise;
+use shr_core::{Outcome, Status};
 use wasm_bindgen::prelude::*;
+
+use crate::convert::{outcome_to_json_camel, strings_to_json};
 
 #[wasm_bindgen(inline_js = r#"
 const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
@@ -132,7 +135,11 @@ export function run_options(o) {
   if (typeof o !== 'object' || o === null) return undefined;
   try {
     for (const k of Reflect.ownKeys(o)) if (typeof k === 'string' && !OPTIONS.has(k)) return undefined;
-    return [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
+    const v = [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
+    let given = 0;
+    for (let i = 0; i < 8; i++) if (v[i] !== undefined && v[i] !== null) given |= 1 << i;
+    v.push(given);
+    return v;
   } catch (_) {
     return undefined;
   }
@@ -184,8 +191,16 @@ function own(o, value) {
   return value;
 }
 export function run_result(outcome, events) {
+  return result(JSON.parse(outcome), events);
+}
+export function run_result_plain(status, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
+  // The keys in the order `outcome_to_json_camel` writes them.
+  const outcome = { status, goal, originalGoal, path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
+  return result(outcome, events);
+}
+function result(outcome, events) {
   return {
-    outcome: JSON.parse(outcome),
+    outcome,
     get events() {
       return own(this, JSON.parse(events));
     },
@@ -228,8 +243,9 @@ extern "C" {
     pub(super) fn tool_output(c: &JsValue, v: &JsValue, text_read: bool) -> Option<String>;
     /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
     pub(super) fn call_keep(c: &JsValue, results: &JsValue);
-    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep]`
-    /// when the options are plain (known keys, no getter that throws), else `undefined`.
+    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep,
+    /// given]` when the options are plain (known keys, no getter that throws), else
+    /// `undefined`; bit `i` of `given` says the option at `i` is not nullish.
     pub(super) fn run_options(o: &JsValue) -> JsValue;
     /// `crypto.randomUUID()`, or `None` where there is none.
     pub(super) fn random_uuid() -> Option<String>;
@@ -249,9 +265,71 @@ extern "C" {
     pub(super) fn call_clear(c: &JsValue);
     /// What a run resolves with, from the JSON texts of its outcome and its events: the events
     /// (most of the text) are parsed when first read, a data property from then on.
-    pub(super) fn run_result(outcome: &str, events: &str) -> JsValue;
+    fn run_result(outcome: &str, events: &str) -> JsValue;
+    /// [`run_result`] for the common outcome, from its fields (only the path as JSON text).
+    #[allow(clippy::too_many_arguments)]
+    fn run_result_plain(
+        status: &str,
+        goal: &str,
+        original_goal: &str,
+        path: &str,
+        cost: f64,
+        tool_calls: u32,
+        llm_calls: u32,
+        reroutes: u32,
+        retries: u32,
+        failures: u32,
+        revisits: u32,
+        events: &str,
+    ) -> JsValue;
     /// Aborts the call's signal (now, or when a tool reads it) with an `Error` named `name`.
     pub(super) fn call_abort(c: &JsValue, name: &str, message: &str);
+}
+
+/// What a run resolves with: its outcome and its events' JSON text, parsed when first read. An
+/// outcome with no abandoned work, sunk cost or message and a finite cost (most) is built from
+/// its fields, not parsed from JSON text; the object is the same (`outcome_to_json_camel`'s keys,
+/// in its order).
+pub(super) fn run_result_of(o: &Outcome, events: &str) -> JsValue {
+    let Outcome {
+        status,
+        goal,
+        original_goal,
+        path,
+        cost,
+        abandoned,
+        sunk_cost,
+        tool_calls,
+        llm_calls,
+        reroutes,
+        retries,
+        failures,
+        revisits,
+        message,
+    } = o;
+    if !abandoned.is_empty() || *sunk_cost != 0.0 || message.is_some() || !cost.is_finite() {
+        return run_result(&outcome_to_json_camel(o), events);
+    }
+    // As serde's `rename_all = "snake_case"`.
+    let status = match status {
+        Status::Completed => "completed",
+        Status::Demoted => "demoted",
+        Status::Escalated => "escalated",
+    };
+    run_result_plain(
+        status,
+        goal,
+        original_goal,
+        &strings_to_json(path),
+        *cost,
+        *tool_calls,
+        *llm_calls,
+        *reroutes,
+        *retries,
+        *failures,
+        *revisits,
+        events,
+    )
 }
 
 thread_local! {

@@ -43,7 +43,7 @@ use shr_core::{Action, Decision, Event, Outcome, Run};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{events_to_json_camel, get, is_nullish, outcome_to_json_camel, to_js};
+use crate::convert::{events_to_json_camel, get, is_nullish, to_js};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
@@ -141,10 +141,9 @@ async fn drive(
     }
     // The result from JSON texts: the events are most of a run's objects, JS builds them from
     // text faster than Rust can one property at a time, and only when they are read.
-    let texts =
-        result.and_then(|outcome| Ok((outcome_to_json_camel(&outcome), events_to_json_camel(&host.events)?)));
+    let texts = result.and_then(|outcome| Ok((outcome, events_to_json_camel(&host.events)?)));
     match texts {
-        Ok((outcome, events)) => Ok(js::run_result(&outcome, &events)),
+        Ok((outcome, events)) => Ok(js::run_result_of(&outcome, &events)),
         Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }
 }
@@ -196,7 +195,8 @@ impl Host {
             match action {
                 Action::Finished { outcome } => return Ok(outcome),
                 Action::CallTools { calls } => {
-                    let now = self.opts.now()?;
+                    // No host code ran since `now` was read unless a listener took the events.
+                    let now = if self.opts.on_event.is_none() { now } else { self.opts.now()? };
                     for call in calls {
                         let (side_effect, output_read) = {
                             let inner = inner.borrow();

@@ -145,6 +145,13 @@ fn unit<T: Serialize>(out: &mut String, v: &T) {
     let _ = v.serialize(&mut Writer { out });
 }
 
+/// `items` as a JSON array of strings.
+pub fn strings_to_json(items: &[String]) -> String {
+    let mut out = String::with_capacity(items.iter().map(|s| s.len() + 3).sum::<usize>() + 2);
+    strings(&mut out, items);
+    out
+}
+
 fn strings(out: &mut String, items: &[String]) {
     out.push('[');
     for (i, s) in items.iter().enumerate() {
