@@ -84,17 +84,18 @@ impl Host {
         // what every object inherits. Every way of not having a callable tool is that call's
         // failure, not the run's: the session routes around it like any other outage.
         let ms = (timeout_ms as f64).min(MAX_TIMER_MS);
-        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results, ms)
-            .map_err(|e| {
-                ShrError::new(
-                    "bad_options",
-                    format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
-                )
-            })?;
+        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results, ms);
         let call = if call.is_undefined() {
             given_result(&permanent(&format!("options.tools has no function for `{tool}`")), ms)
         } else if Array::is_array(&call) {
-            let e = Array::from(&call).get(0);
+            let threw = Array::from(&call);
+            let e = threw.get(0);
+            if threw.length() > 1 {
+                return Err(ShrError::new(
+                    "bad_options",
+                    format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
+                ));
+            }
             given_result(
                 &permanent(&format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e))),
                 ms,

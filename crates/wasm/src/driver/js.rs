@@ -72,9 +72,15 @@ export function set_notify(f) {
   notify = f;
 }
 export function call_tool(tools, tool, attempt, callId, context, results, ms) {
-  // Only the host's own properties are tools. A throwing check is thrown (the run rejects); a
-  // throwing read is returned in an array, and no function is `undefined` (the call's failure).
-  const own = Object.hasOwn(tools, tool);
+  // Only the host's own properties are tools. What a throwing check threw is returned as
+  // `[e, true]` (the run rejects), what a throwing read threw as `[e]`, and no function is
+  // `undefined` (both the call's failure). Nothing is thrown: no wrapper to catch it.
+  let own;
+  try {
+    own = Object.hasOwn(tools, tool);
+  } catch (e) {
+    return [e, true];
+  }
   let f;
   if (own) {
     try {
@@ -225,8 +231,7 @@ extern "C" {
     /// Calls `tools[tool]` with the call's input, its timeout of `ms` armed when it has not
     /// settled within this microtask turn; the returned handle is what the other functions
     /// take. `undefined` when `tools` has no own function `tool`, `[e]` when reading it threw
-    /// `e`; `Err` when checking for it threw.
-    #[wasm_bindgen(catch)]
+    /// `e`, `[e, true]` when checking for it threw `e`.
     pub(super) fn call_tool(
         tools: &JsValue,
         tool: &str,
@@ -235,7 +240,7 @@ extern "C" {
         context: &JsValue,
         results: &JsValue,
         ms: f64,
-    ) -> Result<JsValue, JsValue>;
+    ) -> JsValue;
     /// What a call returned as JSON text when it is plainly an output (its copy kept in the
     /// call), else `None`.
     /// `Some("")` for a short output when `text_read` is false: one whose text the core does
