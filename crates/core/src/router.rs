@@ -64,13 +64,7 @@ pub struct Router {
     metrics: Metrics,
     /// Runs started, for the default key of a run.
     runs: u64,
-    /// Search buffers of released runs, for the next runs to start with (at most
-    /// [`SPARE_SEARCHES`]): a run's searches then allocate nothing new (issue 48).
-    spare_searches: alloc::vec::Vec<Dijkstra>,
 }
-
-/// How many released runs' search buffers a router keeps for later runs.
-const SPARE_SEARCHES: usize = 2;
 
 impl Router {
     /// A router on fresh health, with default limits and monitors.
@@ -120,7 +114,6 @@ impl Router {
             plan: Plan::default(),
             memo: WeightMemo::default(),
             runs: 0,
-            spare_searches: alloc::vec::Vec::new(),
         }
     }
 
@@ -325,10 +318,7 @@ impl Router {
     /// Starts a run of `task` on this router's graph.
     pub fn start(&mut self, task: Task, now: Millis) -> Result<Run, SessionError> {
         self.runs += 1;
-        let mut run = Run::new(&self.graph, task, now, self.runs)?;
-        if let Some(search) = self.spare_searches.pop() {
-            run.give_search(search);
-        }
+        let run = Run::new(&self.graph, task, now, self.runs)?;
         self.metrics.run_started();
         Ok(run)
     }
@@ -351,9 +341,6 @@ impl Router {
         if run.fits(&self.graph) {
             run.release_calls(&mut self.health);
             self.memo.forget();
-            if self.spare_searches.len() < SPARE_SEARCHES {
-                self.spare_searches.push(run.take_search());
-            }
         }
     }
 

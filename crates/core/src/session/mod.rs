@@ -202,8 +202,7 @@ impl Run {
             escalated_at: 0,
             escalation: None,
             outcome: None,
-            // A run of the customer-support graph has 14 events.
-            events: Vec::with_capacity(16),
+            events: Vec::new(),
             drained: 0,
             seq: 0,
             now,
@@ -305,15 +304,6 @@ impl Run {
         id.push(':');
         push_decimal(&mut id, u64::from(self.steps.get(v).copied().unwrap_or(0)));
         id
-    }
-    /// The run's search buffers, for a later run of the same router (a run still driven after
-    /// grows new ones). Every search resets the buffers it reads.
-    pub(crate) fn take_search(&mut self) -> Dijkstra {
-        core::mem::take(&mut self.dijkstra)
-    }
-    /// Starts the run with the search buffers of an earlier run of the same router.
-    pub(crate) fn give_search(&mut self, search: Dijkstra) {
-        self.dijkstra = search;
     }
     /// The run's key, the prefix of its calls' idempotency keys.
     pub fn key(&self) -> &str {
