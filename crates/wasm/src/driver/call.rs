@@ -19,6 +19,8 @@ use crate::error::{message_of, ShrError};
 /// A call in flight.
 pub(super) struct InFlight {
     pub(super) tool: String,
+    /// The tool's node index.
+    pub(super) ix: u32,
     pub(super) attempt: u32,
     pub(super) call_id: String,
     pub(super) timeout_ms: u64,
@@ -76,6 +78,7 @@ impl Host {
     pub(super) fn start_tool(
         &self,
         tool: &str,
+        ix: u32,
         attempt: u32,
         call_id: &str,
         timeout_ms: u64,
@@ -84,7 +87,8 @@ impl Host {
         // what every object inherits. Every way of not having a callable tool is that call's
         // failure, not the run's: the session routes around it like any other outage.
         let ms = (timeout_ms as f64).min(MAX_TIMER_MS);
-        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results, ms);
+        let call =
+            call_tool(&self.opts.tools, &self.ids, ix, attempt, call_id, &self.context, &self.results, ms);
         let call = if call.is_undefined() {
             given_result(&permanent(&format!("options.tools has no function for `{tool}`")), ms)
         } else if Array::is_array(&call) {
@@ -134,9 +138,9 @@ impl Host {
                 Phase::Backoff(s) => {
                     s.ended(r)?;
                     let now = self.opts.now()?;
-                    let (tool, attempt, call_id, timeout_ms) =
-                        (c.tool.clone(), c.attempt, c.call_id.clone(), c.timeout_ms);
-                    let phase = self.start_tool(&tool, attempt, &call_id, timeout_ms)?;
+                    let (tool, ix, attempt, call_id, timeout_ms) =
+                        (c.tool.clone(), c.ix, c.attempt, c.call_id.clone(), c.timeout_ms);
+                    let phase = self.start_tool(&tool, ix, attempt, &call_id, timeout_ms)?;
                     let c = &mut self.in_flight[i];
                     (c.phase, c.started) = (phase, now);
                     continue;

@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use js_sys::Promise;
-use shr_core::{Outcome, Status};
+use shr_core::{Outcome, Status, ToolGraph};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{outcome_to_json_camel, strings_to_json};
@@ -71,7 +71,8 @@ function arm(c, ms) {
 export function set_notify(f) {
   notify = f;
 }
-export function call_tool(tools, tool, attempt, callId, context, results, ms) {
+export function call_tool(tools, ids, ix, attempt, callId, context, results, ms) {
+  const tool = ids.ids[ix];
   // Only the host's own properties are tools. What a throwing check threw is returned as
   // `[e, true]` (the run rejects), what a throwing read threw as `[e]`, and no function is
   // `undefined` (both the call's failure). Nothing is thrown: no wrapper to catch it.
@@ -199,9 +200,9 @@ function own(o, value) {
 export function run_result(outcome, events) {
   return result(JSON.parse(outcome), events);
 }
-export function run_result_plain(status, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
-  // The keys in the order `outcome_to_json_camel` writes them.
-  const outcome = { status, goal, originalGoal, path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
+export function run_result_plain(status, ids, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
+  // The keys in the order `outcome_to_json_camel` writes them; the goals by node index.
+  const outcome = { status, goal: ids.ids[goal], originalGoal: ids.ids[originalGoal], path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
   return result(outcome, events);
 }
 function result(outcome, events) {
@@ -228,13 +229,15 @@ export function call_abort(c, name, message) {
 }
 "#)]
 extern "C" {
-    /// Calls `tools[tool]` with the call's input, its timeout of `ms` armed when it has not
+    /// Calls `tools[tool]` (`tool` the node id at `ix` in the ids of [`crate::route::RouteJs`]'s
+    /// state) with the call's input, its timeout of `ms` armed when it has not
     /// settled within this microtask turn; the returned handle is what the other functions
     /// take. `undefined` when `tools` has no own function `tool`, `[e]` when reading it threw
     /// `e`, `[e, true]` when checking for it threw `e`.
     pub(super) fn call_tool(
         tools: &JsValue,
-        tool: &str,
+        ids: &JsValue,
+        ix: u32,
         attempt: u32,
         call_id: &str,
         context: &JsValue,
@@ -271,12 +274,14 @@ extern "C" {
     /// What a run resolves with, from the JSON texts of its outcome and its events: the events
     /// (most of the text) are parsed when first read, a data property from then on.
     fn run_result(outcome: &str, events: &str) -> JsValue;
-    /// [`run_result`] for the common outcome, from its fields (only the path as JSON text).
+    /// [`run_result`] for the common outcome, from its fields (only the path as JSON text, the
+    /// goals as indices into the ids of `ids`, [`crate::route::RouteJs`]'s state).
     #[allow(clippy::too_many_arguments)]
     fn run_result_plain(
         status: &str,
-        goal: &str,
-        original_goal: &str,
+        ids: &JsValue,
+        goal: u32,
+        original_goal: u32,
         path: &str,
         cost: f64,
         tool_calls: u32,
@@ -295,7 +300,7 @@ extern "C" {
 /// outcome with no abandoned work, sunk cost or message and a finite cost (most) is built from
 /// its fields, not parsed from JSON text; the object is the same (`outcome_to_json_camel`'s keys,
 /// in its order).
-pub(super) fn run_result_of(o: &Outcome, events: &str) -> JsValue {
+pub(super) fn run_result_of(o: &Outcome, events: &str, graph: Option<&ToolGraph>, ids: &JsValue) -> JsValue {
     let Outcome {
         status,
         goal,
@@ -312,9 +317,12 @@ pub(super) fn run_result_of(o: &Outcome, events: &str) -> JsValue {
         revisits,
         message,
     } = o;
-    if !abandoned.is_empty() || *sunk_cost != 0.0 || message.is_some() || !cost.is_finite() {
+    let goals = graph.and_then(|g| g.index(goal).zip(g.index(original_goal)));
+    let Some((goal, original_goal)) =
+        goals.filter(|_| abandoned.is_empty() && *sunk_cost == 0.0 && message.is_none() && cost.is_finite())
+    else {
         return run_result(&outcome_to_json_camel(o), events);
-    }
+    };
     // As serde's `rename_all = "snake_case"`.
     let status = match status {
         Status::Completed => "completed",
@@ -323,8 +331,9 @@ pub(super) fn run_result_of(o: &Outcome, events: &str) -> JsValue {
     };
     run_result_plain(
         status,
-        goal,
-        original_goal,
+        ids,
+        goal as u32,
+        original_goal as u32,
         &strings_to_json(path),
         *cost,
         *tool_calls,

@@ -122,7 +122,15 @@ async fn drive(
         let (p, id) = timer(ms, &sentinel);
         Deadline { ms, promise: p.clone(), future: JsFuture::from(p), timer: id, sentinel }
     });
+    // The node ids as JS strings, kept by the router for `route`: a call's tool and the
+    // outcome's goals cross as indices.
+    let ids = {
+        let mut guard = inner.borrow_mut();
+        let Inner { router, routing, .. } = &mut *guard;
+        crate::route::RouteJs::cached(routing, router.graph())?.state.clone()
+    };
     let mut host = Host {
+        ids,
         opts,
         context,
         results: Object::new(),
@@ -143,12 +151,17 @@ async fn drive(
     // text faster than Rust can one property at a time, and only when they are read.
     let texts = result.and_then(|outcome| Ok((outcome, events_to_json_camel(&host.events)?)));
     match texts {
-        Ok((outcome, events)) => Ok(js::run_result_of(&outcome, &events)),
+        Ok((outcome, events)) => {
+            let inner = inner.try_borrow().ok();
+            Ok(js::run_result_of(&outcome, &events, inner.as_ref().map(|i| i.router.graph()), &host.ids))
+        }
         Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }
 }
 
 struct Host {
+    /// The router's node ids in JS ([`crate::route::RouteJs`]'s state).
+    ids: JsValue,
     opts: RunOptions,
     context: JsValue,
     /// Outputs of the tools that succeeded in this run, by id (passed to later tools).
@@ -198,22 +211,25 @@ impl Host {
                     // No host code ran since `now` was read unless a listener took the events.
                     let now = if self.opts.on_event.is_none() { now } else { self.opts.now()? };
                     for call in calls {
-                        let (side_effect, output_read) = {
+                        let (ix, side_effect, output_read) = {
                             let inner = inner.borrow();
                             let graph = inner.router.graph();
-                            graph.index(&call.tool).map_or((false, true), |v| {
-                                let node = graph.node(v);
-                                (node.side_effect, self.outputs_read || !node.validators().is_empty())
-                            })
+                            let Some(v) = graph.index(&call.tool) else {
+                                let why = format!("the session called `{}`, not in its graph", call.tool);
+                                return Err(ShrError::new("internal", why).into());
+                            };
+                            let node = graph.node(v);
+                            (v as u32, node.side_effect, self.outputs_read || !node.validators().is_empty())
                         };
                         // The backoff as a duration: a host clock that steps back changes no wait.
                         let phase = if call.delay_ms > 0 {
                             Phase::Backoff(self.sleep(call.delay_ms as f64))
                         } else {
-                            self.start_tool(&call.tool, call.attempt, &call.call_id, call.timeout_ms)?
+                            self.start_tool(&call.tool, ix, call.attempt, &call.call_id, call.timeout_ms)?
                         };
                         self.in_flight.push(InFlight {
                             tool: call.tool,
+                            ix,
                             attempt: call.attempt,
                             call_id: call.call_id,
                             timeout_ms: call.timeout_ms,
