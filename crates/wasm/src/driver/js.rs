@@ -200,9 +200,10 @@ function own(o, value) {
 export function run_result(outcome, events) {
   return result(JSON.parse(outcome), events);
 }
+const STATUS = ['completed', 'demoted', 'escalated'];
 export function run_result_plain(status, ids, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
   // The keys in the order `outcome_to_json_camel` writes them; the goals by node index.
-  const outcome = { status, goal: ids.ids[goal], originalGoal: ids.ids[originalGoal], path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
+  const outcome = { status: STATUS[status], goal: ids.ids[goal], originalGoal: ids.ids[originalGoal], path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
   return result(outcome, events);
 }
 function result(outcome, events) {
@@ -278,7 +279,7 @@ extern "C" {
     /// goals as indices into the ids of `ids`, [`crate::route::RouteJs`]'s state).
     #[allow(clippy::too_many_arguments)]
     fn run_result_plain(
-        status: &str,
+        status: u32,
         ids: &JsValue,
         goal: u32,
         original_goal: u32,
@@ -323,11 +324,11 @@ pub(super) fn run_result_of(o: &Outcome, events: &str, graph: Option<&ToolGraph>
     else {
         return run_result(&outcome_to_json_camel(o), events);
     };
-    // As serde's `rename_all = "snake_case"`.
+    // An index into the JS half's `STATUS`: serde's `rename_all = "snake_case"` names.
     let status = match status {
-        Status::Completed => "completed",
-        Status::Demoted => "demoted",
-        Status::Escalated => "escalated",
+        Status::Completed => 0,
+        Status::Demoted => 1,
+        Status::Escalated => 2,
     };
     run_result_plain(
         status,
