@@ -402,23 +402,32 @@ impl Host {
     }
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
 thread_local! {
     /// The random part of this module instance's run keys, and the runs keyed so far.
     static RUN_KEYS: std::cell::RefCell<(String, u64)> = const { std::cell::RefCell::new((String::new(), 0)) };
 }
 
-/// A run key unique across processes, in a UUID's shape: 80 random bits drawn once per module
-/// instance (`crypto.randomUUID`, else `Math.random`) and this instance's run number (48 bits,
-/// in hex). A UUID per run cost more than a tenth of a run's CPU (issue 48).
+/// A run key unique across processes, in a UUID's shape: a random UUID's first 24 characters
+/// (74 random bits; `crypto.randomUUID`, else 80 bits of `Math.random`), drawn once per module
+/// instance, and this instance's run number (48 bits, in hex). A UUID per run cost more than a tenth of a run's CPU (issue 48).
 fn random_key() -> Option<String> {
     RUN_KEYS.with(|keys| {
         let mut keys = keys.borrow_mut();
         let (prefix, n) = &mut *keys;
         if prefix.is_empty() {
             let uuid = js::random_uuid().unwrap_or_else(|| {
-                let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
-                let p = [part(), part(), part()].concat();
-                format!("{}-{}-{}-{}-", &p[..8], &p[8..12], &p[12..16], &p[16..20])
+                // Where there is no `crypto`: 20 hex digits from `Math.random`, in the same shape.
+                let mut p = String::with_capacity(24);
+                for i in 0..20 {
+                    if matches!(i, 8 | 12 | 16) {
+                        p.push('-');
+                    }
+                    p.push(char::from(HEX[(js_sys::Math::random() * 16.0) as usize & 15]));
+                }
+                p.push('-');
+                p
             });
             // `xxxxxxxx-xxxx-4xxx-yxxx-`: the UUID's first 24 characters.
             *prefix = uuid.chars().take(24).collect();
@@ -426,9 +435,8 @@ fn random_key() -> Option<String> {
         *n = (*n + 1) & 0xffff_ffff_ffff;
         let mut key = String::with_capacity(36);
         key.push_str(prefix);
-        let digits = b"0123456789abcdef";
         for shift in (0..12).rev() {
-            key.push(char::from(digits[((*n >> (shift * 4)) & 0xf) as usize]));
+            key.push(char::from(HEX[((*n >> (shift * 4)) & 0xf) as usize]));
         }
         Some(key)
     })
