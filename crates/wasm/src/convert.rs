@@ -19,7 +19,7 @@ use wasm_bindgen::JsValue;
 use crate::error::{message_of, ShrError};
 
 mod camel_json;
-pub use camel_json::{events_to_json_camel, outcome_to_json_camel, to_json_camel};
+pub use camel_json::{events_to_json_camel, outcome_to_json_camel, strings_to_json, to_json_camel};
 
 /// A core value as a plain JS value, its keys in camelCase: [`to_json_camel`]'s text parsed by
 /// `JSON.parse`, faster than building it one property at a time across the boundary.

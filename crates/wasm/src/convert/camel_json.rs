@@ -13,7 +13,7 @@ use crate::error::ShrError;
 mod events;
 mod text;
 
-pub use events::{events_to_json_camel, outcome_to_json_camel};
+pub use events::{events_to_json_camel, outcome_to_json_camel, strings_to_json};
 use text::{float, key, string};
 
 /// A core value as JSON text, its keys in camelCase (what [`super::to_js`] parses): the JSON

@@ -9,9 +9,7 @@ use std::task::Poll;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::js::{
-    call_abort, call_clear, call_late, call_tool, call_wait, given_result, tool_output, CallWait,
-};
+use super::js::{call_abort, call_clear, call_late, call_tool, given_result, tool_output, CallWait};
 use super::options::MAX_TIMER_MS;
 use super::outcome::{permanent, Settled};
 use super::wait::Sleep;
@@ -21,10 +19,15 @@ use crate::error::{message_of, ShrError};
 /// A call in flight.
 pub(super) struct InFlight {
     pub(super) tool: String,
+    /// The tool's node index.
+    pub(super) ix: u32,
     pub(super) attempt: u32,
     pub(super) call_id: String,
     pub(super) timeout_ms: u64,
     pub(super) side_effect: bool,
+    /// Whether the core reads this tool's output (a validator, a guard, a `verify` answer):
+    /// otherwise its text is not handed over ([`super::js::tool_output`]).
+    pub(super) output_read: bool,
     /// Waiting out a retry's backoff (`delay_ms`), then the tool.
     pub(super) phase: Phase,
     pub(super) started: u64,
@@ -75,6 +78,7 @@ impl Host {
     pub(super) fn start_tool(
         &self,
         tool: &str,
+        ix: u32,
         attempt: u32,
         call_id: &str,
         timeout_ms: u64,
@@ -82,25 +86,27 @@ impl Host {
         // Only the host's own properties are tools: `constructor` or `toString` must not run
         // what every object inherits. Every way of not having a callable tool is that call's
         // failure, not the run's: the session routes around it like any other outage.
-        let call = call_tool(&self.opts.tools, tool, attempt, call_id, &self.context, &self.results)
-            .map_err(|e| {
-                ShrError::new(
+        let ms = (timeout_ms as f64).min(MAX_TIMER_MS);
+        let call =
+            call_tool(&self.opts.tools, &self.ids, ix, attempt, call_id, &self.context, &self.results, ms);
+        let call = if call.is_undefined() {
+            given_result(&permanent(&format!("options.tools has no function for `{tool}`")), ms)
+        } else if Array::is_array(&call) {
+            let threw = Array::from(&call);
+            let e = threw.get(0);
+            if threw.length() > 1 {
+                return Err(ShrError::new(
                     "bad_options",
                     format!("options.tools: checking for `{tool}` threw: {}", message_of(&e)),
-                )
-            })?;
-        let call = if call.is_undefined() {
-            given_result(&permanent(&format!("options.tools has no function for `{tool}`")))
-        } else if Array::is_array(&call) {
-            let e = Array::from(&call).get(0);
-            given_result(&permanent(&format!(
-                "options.tools.{tool}: reading `{tool}` threw: {}",
-                message_of(&e)
-            )))
+                ));
+            }
+            given_result(
+                &permanent(&format!("options.tools.{tool}: reading `{tool}` threw: {}", message_of(&e))),
+                ms,
+            )
         } else {
             call
         };
-        call_wait(&call, (timeout_ms as f64).min(MAX_TIMER_MS));
         Ok(Phase::Running { fut: CallWait::new(&call), call })
     }
 
@@ -132,9 +138,9 @@ impl Host {
                 Phase::Backoff(s) => {
                     s.ended(r)?;
                     let now = self.opts.now()?;
-                    let (tool, attempt, call_id, timeout_ms) =
-                        (c.tool.clone(), c.attempt, c.call_id.clone(), c.timeout_ms);
-                    let phase = self.start_tool(&tool, attempt, &call_id, timeout_ms)?;
+                    let (tool, ix, attempt, call_id, timeout_ms) =
+                        (c.tool.clone(), c.ix, c.attempt, c.call_id.clone(), c.timeout_ms);
+                    let phase = self.start_tool(&tool, ix, attempt, &call_id, timeout_ms)?;
                     let c = &mut self.in_flight[i];
                     (c.phase, c.started) = (phase, now);
                     continue;
@@ -146,11 +152,13 @@ impl Host {
             let late = matches!(c.phase, Phase::Late { .. });
             let settled = match (r, timed_out, late) {
                 (Ok(v), false, _) => match (&c.phase, &v) {
-                    (Phase::Running { call, .. } | Phase::Late { call, .. }, v) => match tool_output(call, v)
-                    {
-                        Some(text) => Settled::Output(text),
-                        None => Settled::Value(v.clone()),
-                    },
+                    (Phase::Running { call, .. } | Phase::Late { call, .. }, v) => {
+                        match tool_output(call, v, c.output_read) {
+                            Some(text) if text.is_empty() => Settled::Unread,
+                            Some(text) => Settled::Output(text),
+                            None => Settled::Value(v.clone()),
+                        }
+                    }
                     _ => Settled::Value(v),
                 },
                 (Err(e), false, false) => Settled::Threw(e),

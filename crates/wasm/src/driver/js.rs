@@ -15,7 +15,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use js_sys::Promise;
+use shr_core::{Outcome, Status, ToolGraph};
 use wasm_bindgen::prelude::*;
+
+use crate::convert::{outcome_to_json_camel, strings_to_json};
 
 #[wasm_bindgen(inline_js = r#"
 const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
@@ -68,10 +71,17 @@ function arm(c, ms) {
 export function set_notify(f) {
   notify = f;
 }
-export function call_tool(tools, tool, attempt, callId, context, results) {
-  // Only the host's own properties are tools. A throwing check is thrown (the run rejects); a
-  // throwing read is returned in an array, and no function is `undefined` (the call's failure).
-  const own = Object.hasOwn(tools, tool);
+export function call_tool(tools, ids, ix, attempt, callId, context, results, ms) {
+  const tool = ids.ids[ix];
+  // Only the host's own properties are tools. What a throwing check threw is returned as
+  // `[e, true]` (the run rejects), what a throwing read threw as `[e]`, and no function is
+  // `undefined` (both the call's failure). Nothing is thrown: no wrapper to catch it.
+  let own;
+  try {
+    own = Object.hasOwn(tools, tool);
+  } catch (e) {
+    return [e, true];
+  }
   let f;
   if (own) {
     try {
@@ -95,12 +105,16 @@ export function call_tool(tools, tool, attempt, callId, context, results) {
     p = Promise.reject(e);
   }
   p.then((v) => settled(c, 1, v), (e) => settled(c, 2, e));
+  call_wait(c, ms);
   return c;
 }
-export function tool_output(c, v) {
+export function tool_output(c, v, text_read) {
   // A value that is plainly no structured failure, as JSON text; its copy (what later tools
   // get) kept for call_keep. Anything else (`success: false`, a throwing getter, no JSON) is
-  // `undefined`: the Rust side reads it and says what is wrong.
+  // `undefined`: the Rust side reads it and says what is wrong. When the core reads no output
+  // of this tool (`text_read` false: no validator, guard or verify reads it) and the text is
+  // too short to nest past the core's parser's depth limit (128), the text stays here and ''
+  // says it was an output.
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     try {
       if (v.success === false) return undefined;
@@ -116,7 +130,7 @@ export function tool_output(c, v) {
   }
   if (typeof text !== 'string') return undefined;
   c.copy = JSON.parse(text);
-  return text;
+  return text_read || text.length > 200 ? text : '';
 }
 export function call_keep(c, results) {
   results[c.tool] = c.copy;
@@ -128,7 +142,11 @@ export function run_options(o) {
   if (typeof o !== 'object' || o === null) return undefined;
   try {
     for (const k of Reflect.ownKeys(o)) if (typeof k === 'string' && !OPTIONS.has(k)) return undefined;
-    return [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
+    const v = [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
+    let given = 0;
+    for (let i = 0; i < 8; i++) if (v[i] !== undefined && v[i] !== null) given |= 1 << i;
+    v.push(given);
+    return v;
   } catch (_) {
     return undefined;
   }
@@ -143,12 +161,14 @@ export function random_uuid() {
     return undefined;
   }
 }
-export function given_result(p) {
+export function given_result(p, ms) {
   const c = new ToolCall();
   p.then((v) => settled(c, 1, v), (e) => settled(c, 2, e));
+  call_wait(c, ms);
   return c;
 }
-export function call_wait(c, ms) {
+function call_wait(c, ms) {
+  // The call's timeout of `ms`, armed when it has not settled within this microtask turn.
   queueMicrotask(() => arm(c, ms));
 }
 export function call_late(c, ms) {
@@ -178,8 +198,17 @@ function own(o, value) {
   return value;
 }
 export function run_result(outcome, events) {
+  return result(JSON.parse(outcome), events);
+}
+const STATUS = ['completed', 'demoted', 'escalated'];
+export function run_result_plain(status, ids, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
+  // The keys in the order `outcome_to_json_camel` writes them; the goals by node index.
+  const outcome = { status: STATUS[status], goal: ids.ids[goal], originalGoal: ids.ids[originalGoal], path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
+  return result(outcome, events);
+}
+function result(outcome, events) {
   return {
-    outcome: JSON.parse(outcome),
+    outcome,
     get events() {
       return own(this, JSON.parse(events));
     },
@@ -201,32 +230,37 @@ export function call_abort(c, name, message) {
 }
 "#)]
 extern "C" {
-    /// Calls `tools[tool]` with the call's input; the returned handle is what the other
-    /// functions take. `undefined` when `tools` has no own function `tool`, `[e]` when reading
-    /// it threw `e`; `Err` when checking for it threw.
-    #[wasm_bindgen(catch)]
+    /// Calls `tools[tool]` (`tool` the node id at `ix` in the ids of [`crate::route::RouteJs`]'s
+    /// state) with the call's input, its timeout of `ms` armed when it has not
+    /// settled within this microtask turn; the returned handle is what the other functions
+    /// take. `undefined` when `tools` has no own function `tool`, `[e]` when reading it threw
+    /// `e`, `[e, true]` when checking for it threw `e`.
     pub(super) fn call_tool(
         tools: &JsValue,
-        tool: &str,
+        ids: &JsValue,
+        ix: u32,
         attempt: u32,
         call_id: &str,
         context: &JsValue,
         results: &JsValue,
-    ) -> Result<JsValue, JsValue>;
+        ms: f64,
+    ) -> JsValue;
     /// What a call returned as JSON text when it is plainly an output (its copy kept in the
     /// call), else `None`.
-    pub(super) fn tool_output(c: &JsValue, v: &JsValue) -> Option<String>;
+    /// `Some("")` for a short output when `text_read` is false: one whose text the core does
+    /// not read (a long one is handed over still, for the parser's depth check).
+    pub(super) fn tool_output(c: &JsValue, v: &JsValue, text_read: bool) -> Option<String>;
     /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
     pub(super) fn call_keep(c: &JsValue, results: &JsValue);
-    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep]`
-    /// when the options are plain (known keys, no getter that throws), else `undefined`.
+    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep,
+    /// given]` when the options are plain (known keys, no getter that throws), else
+    /// `undefined`; bit `i` of `given` says the option at `i` is not nullish.
     pub(super) fn run_options(o: &JsValue) -> JsValue;
     /// `crypto.randomUUID()`, or `None` where there is none.
     pub(super) fn random_uuid() -> Option<String>;
-    /// A call that did not reach a tool: its result is the promise given.
-    pub(super) fn given_result(p: &Promise) -> JsValue;
-    /// Arms the call's timeout of `ms`, when it has not settled within this microtask turn.
-    pub(super) fn call_wait(c: &JsValue, ms: f64);
+    /// A call that did not reach a tool: its result is the promise given (its timeout armed
+    /// as [`call_tool`]'s).
+    pub(super) fn given_result(p: &Promise, ms: f64) -> JsValue;
     /// Arms a new wait of `ms` at once (a side effect's late result against the grace).
     pub(super) fn call_late(c: &JsValue, ms: f64);
     /// 1 returned, 2 threw, 3 the wait's time is up; 0 still out, and `slot` is woken (through
@@ -240,9 +274,77 @@ extern "C" {
     pub(super) fn call_clear(c: &JsValue);
     /// What a run resolves with, from the JSON texts of its outcome and its events: the events
     /// (most of the text) are parsed when first read, a data property from then on.
-    pub(super) fn run_result(outcome: &str, events: &str) -> JsValue;
+    fn run_result(outcome: &str, events: &str) -> JsValue;
+    /// [`run_result`] for the common outcome, from its fields (only the path as JSON text, the
+    /// goals as indices into the ids of `ids`, [`crate::route::RouteJs`]'s state).
+    #[allow(clippy::too_many_arguments)]
+    fn run_result_plain(
+        status: u32,
+        ids: &JsValue,
+        goal: u32,
+        original_goal: u32,
+        path: &str,
+        cost: f64,
+        tool_calls: u32,
+        llm_calls: u32,
+        reroutes: u32,
+        retries: u32,
+        failures: u32,
+        revisits: u32,
+        events: &str,
+    ) -> JsValue;
     /// Aborts the call's signal (now, or when a tool reads it) with an `Error` named `name`.
     pub(super) fn call_abort(c: &JsValue, name: &str, message: &str);
+}
+
+/// What a run resolves with: its outcome and its events' JSON text, parsed when first read. An
+/// outcome with no abandoned work, sunk cost or message and a finite cost (most) is built from
+/// its fields, not parsed from JSON text; the object is the same (`outcome_to_json_camel`'s keys,
+/// in its order).
+pub(super) fn run_result_of(o: &Outcome, events: &str, graph: Option<&ToolGraph>, ids: &JsValue) -> JsValue {
+    let Outcome {
+        status,
+        goal,
+        original_goal,
+        path,
+        cost,
+        abandoned,
+        sunk_cost,
+        tool_calls,
+        llm_calls,
+        reroutes,
+        retries,
+        failures,
+        revisits,
+        message,
+    } = o;
+    let goals = graph.and_then(|g| g.index(goal).zip(g.index(original_goal)));
+    let Some((goal, original_goal)) =
+        goals.filter(|_| abandoned.is_empty() && *sunk_cost == 0.0 && message.is_none() && cost.is_finite())
+    else {
+        return run_result(&outcome_to_json_camel(o), events);
+    };
+    // An index into the JS half's `STATUS`: serde's `rename_all = "snake_case"` names.
+    let status = match status {
+        Status::Completed => 0,
+        Status::Demoted => 1,
+        Status::Escalated => 2,
+    };
+    run_result_plain(
+        status,
+        ids,
+        goal as u32,
+        original_goal as u32,
+        &strings_to_json(path),
+        *cost,
+        *tool_calls,
+        *llm_calls,
+        *reroutes,
+        *retries,
+        *failures,
+        *revisits,
+        events,
+    )
 }
 
 thread_local! {
@@ -263,7 +365,7 @@ fn wake_slot(slot: u32) {
     }
 }
 
-/// Waits for a call ([`call_wait`] or [`call_late`] armed its timer): `Ok(value)` when it
+/// Waits for a call ([`call_tool`] or [`call_late`] armed its timer): `Ok(value)` when it
 /// returned, `Err(e)` when it threw, `Ok(call)` when the wait's time is up.
 pub(super) struct CallWait {
     call: JsValue,

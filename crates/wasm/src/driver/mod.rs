@@ -43,7 +43,7 @@ use shr_core::{Action, Decision, Event, Outcome, Run};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use crate::convert::{events_to_json_camel, get, is_nullish, outcome_to_json_camel, to_js};
+use crate::convert::{events_to_json_camel, get, is_nullish, to_js};
 use crate::error::{message_of, ShrError};
 use crate::{parse_task, task_error, Inner};
 
@@ -110,20 +110,35 @@ async fn drive(
     let t0 = opts.now()?;
     let mut run = inner.borrow_mut().router.start(task, t0).map_err(task_error)?;
     run.set_call_timeout(opts.timeout_ms);
-    let late_ms = inner.borrow().router.config().admission.lease_grace_ms as f64;
+    let (late_ms, outputs_read) = {
+        let inner = inner.borrow();
+        let graph = inner.router.graph();
+        // Guards and `verify` answers read the outputs of any tool; validators their own tool's.
+        let outputs_read = graph.has_guards() || graph.nodes().iter().any(|n| n.verify().is_some());
+        (inner.router.config().admission.lease_grace_ms as f64, outputs_read)
+    };
     let deadline = opts.deadline_ms.map(|ms| {
         let sentinel: JsValue = Object::new().into();
         let (p, id) = timer(ms, &sentinel);
         Deadline { ms, promise: p.clone(), future: JsFuture::from(p), timer: id, sentinel }
     });
+    // The node ids as JS strings, kept by the router for `route`: a call's tool and the
+    // outcome's goals cross as indices.
+    let ids = {
+        let mut guard = inner.borrow_mut();
+        let Inner { router, routing, .. } = &mut *guard;
+        crate::route::RouteJs::cached(routing, router.graph())?.state.clone()
+    };
     let mut host = Host {
+        ids,
         opts,
         context,
         results: Object::new(),
         in_flight: Vec::new(),
-        events: Vec::new(),
+        events: Vec::with_capacity(16),
         deadline,
         late_ms,
+        outputs_read,
     };
     let result = host.drive(&inner, &mut run).await;
     host.abandon();
@@ -134,15 +149,19 @@ async fn drive(
     }
     // The result from JSON texts: the events are most of a run's objects, JS builds them from
     // text faster than Rust can one property at a time, and only when they are read.
-    let texts =
-        result.and_then(|outcome| Ok((outcome_to_json_camel(&outcome), events_to_json_camel(&host.events)?)));
+    let texts = result.and_then(|outcome| Ok((outcome, events_to_json_camel(&host.events)?)));
     match texts {
-        Ok((outcome, events)) => Ok(js::run_result(&outcome, &events)),
+        Ok((outcome, events)) => {
+            let inner = inner.try_borrow().ok();
+            Ok(js::run_result_of(&outcome, &events, inner.as_ref().map(|i| i.router.graph()), &host.ids))
+        }
         Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }
 }
 
 struct Host {
+    /// The router's node ids in JS ([`crate::route::RouteJs`]'s state).
+    ids: JsValue,
     opts: RunOptions,
     context: JsValue,
     /// Outputs of the tools that succeeded in this run, by id (passed to later tools).
@@ -154,6 +173,8 @@ struct Host {
     deadline: Option<Deadline>,
     /// How long a side effect's late result is awaited past its timeout.
     late_ms: f64,
+    /// Whether the core may read any tool's output (the graph has guards or `verify` tools).
+    outputs_read: bool,
 }
 
 impl Host {
@@ -187,25 +208,33 @@ impl Host {
             match action {
                 Action::Finished { outcome } => return Ok(outcome),
                 Action::CallTools { calls } => {
-                    let now = self.opts.now()?;
+                    // No host code ran since `now` was read unless a listener took the events.
+                    let now = if self.opts.on_event.is_none() { now } else { self.opts.now()? };
                     for call in calls {
-                        let side_effect = {
+                        let (ix, side_effect, output_read) = {
                             let inner = inner.borrow();
                             let graph = inner.router.graph();
-                            graph.index(&call.tool).is_some_and(|v| graph.node(v).side_effect)
+                            let Some(v) = graph.index(&call.tool) else {
+                                let why = format!("the session called `{}`, not in its graph", call.tool);
+                                return Err(ShrError::new("internal", why).into());
+                            };
+                            let node = graph.node(v);
+                            (v as u32, node.side_effect, self.outputs_read || !node.validators().is_empty())
                         };
                         // The backoff as a duration: a host clock that steps back changes no wait.
                         let phase = if call.delay_ms > 0 {
                             Phase::Backoff(self.sleep(call.delay_ms as f64))
                         } else {
-                            self.start_tool(&call.tool, call.attempt, &call.call_id, call.timeout_ms)?
+                            self.start_tool(&call.tool, ix, call.attempt, &call.call_id, call.timeout_ms)?
                         };
                         self.in_flight.push(InFlight {
                             tool: call.tool,
+                            ix,
                             attempt: call.attempt,
                             call_id: call.call_id,
                             timeout_ms: call.timeout_ms,
                             side_effect,
+                            output_read,
                             phase,
                             started: now,
                         });
@@ -373,10 +402,42 @@ impl Host {
     }
 }
 
-/// A random UUID (`crypto.randomUUID`), else 128 random bits from `Math.random` in hex.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+thread_local! {
+    /// The random part of this module instance's run keys, and the runs keyed so far.
+    static RUN_KEYS: std::cell::RefCell<(String, u64)> = const { std::cell::RefCell::new((String::new(), 0)) };
+}
+
+/// A run key unique across processes, in a UUID's shape: a random UUID's first 24 characters
+/// (74 random bits; `crypto.randomUUID`, else 80 bits of `Math.random`), drawn once per module
+/// instance, and this instance's run number (48 bits, in hex). A UUID per run cost more than a tenth of a run's CPU (issue 48).
 fn random_key() -> Option<String> {
-    js::random_uuid().or_else(|| {
-        let part = || format!("{:08x}", (js_sys::Math::random() * 4_294_967_296.0) as u64);
-        Some([part(), part(), part(), part()].concat())
+    RUN_KEYS.with(|keys| {
+        let mut keys = keys.borrow_mut();
+        let (prefix, n) = &mut *keys;
+        if prefix.is_empty() {
+            let uuid = js::random_uuid().unwrap_or_else(|| {
+                // Where there is no `crypto`: 20 hex digits from `Math.random`, in the same shape.
+                let mut p = String::with_capacity(24);
+                for i in 0..20 {
+                    if matches!(i, 8 | 12 | 16) {
+                        p.push('-');
+                    }
+                    p.push(char::from(HEX[(js_sys::Math::random() * 16.0) as usize & 15]));
+                }
+                p.push('-');
+                p
+            });
+            // `xxxxxxxx-xxxx-4xxx-yxxx-`: the UUID's first 24 characters.
+            *prefix = uuid.chars().take(24).collect();
+        }
+        *n = (*n + 1) & 0xffff_ffff_ffff;
+        let mut key = String::with_capacity(36);
+        key.push_str(prefix);
+        for shift in (0..12).rev() {
+            key.push(char::from(HEX[((*n >> (shift * 4)) & 0xf) as usize]));
+        }
+        Some(key)
     })
 }

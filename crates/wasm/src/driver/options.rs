@@ -111,20 +111,21 @@ impl RunOptions {
     /// The options [`super::js::run_options`] read, when each is what it must be; `None` sends
     /// them to [`RunOptions::parse`]'s reading, which says what is wrong.
     fn checked(v: Array, router_clock: Option<Function>) -> Option<RunOptions> {
+        // Only the options given are read (each read is a crossing).
+        let given = v.get(8).as_f64()? as u32;
+        let absent = |i: u32| given & (1 << i) == 0;
         let f = |i: u32| -> Option<Option<Function>> {
-            let x = v.get(i);
-            if is_nullish(&x) {
+            if absent(i) {
                 Some(None)
             } else {
-                x.dyn_into::<Function>().ok().map(Some)
+                v.get(i).dyn_into::<Function>().ok().map(Some)
             }
         };
         let ms = |i: u32, default: Option<f64>| -> Option<Option<f64>> {
-            let x = v.get(i);
-            if is_nullish(&x) {
+            if absent(i) {
                 return Some(default);
             }
-            match x.as_f64() {
+            match v.get(i).as_f64() {
                 Some(ms) if ms == f64::INFINITY => Some(None),
                 Some(ms) if ms > 0.0 && ms <= MAX_TIMER_MS => Some(Some(ms)),
                 _ => None,
@@ -134,7 +135,7 @@ impl RunOptions {
         if !tools.is_object() {
             return None;
         }
-        let timeout_ms = if is_nullish(&v.get(3)) {
+        let timeout_ms = if absent(3) {
             None
         } else {
             Some(ms(3, None)?.map_or(shr_core::limits::MAX_TIMEOUT_MS, |ms| ms as u64))

@@ -15,6 +15,9 @@ pub(super) enum Settled {
     Value(JsValue),
     /// A value that is plainly an output, as JSON text (its copy kept in JS: `call_keep`).
     Output(String),
+    /// A value that is plainly an output the core does not read: its text stayed in JS (which
+    /// kept its copy too), and the core is given `null`.
+    Unread,
     Threw(JsValue),
     /// Timed out, and nobody knows what it did: the message says how.
     Unknown(String),
@@ -40,6 +43,7 @@ pub(super) fn result_of(tool: &str, settled: Settled, latency_ms: f64) -> (ToolR
     };
     let failure = match settled {
         Settled::Unknown(message) => return (ToolResult::Unknown { message, latency_ms }, Kept::Nothing),
+        Settled::Unread => return (ToolResult::Ok { output: Value::Null, latency_ms }, Kept::InCall),
         Settled::Output(text) => match serde_json::from_str(&text) {
             Ok(output) => return (ToolResult::Ok { output, latency_ms }, Kept::InCall),
             Err(e) => fail(Category::Service, false, format!("`{tool}` returned malformed data: {e}"), None),

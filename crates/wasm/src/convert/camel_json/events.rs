@@ -13,13 +13,14 @@ use crate::error::ShrError;
 
 /// `events` as a JSON array, keys in camelCase: what [`super::to_json_camel`] writes for them.
 pub fn events_to_json_camel(events: &[Event]) -> Result<String, ShrError> {
-    let mut out = String::with_capacity(96 * events.len() + 2);
+    let mut out = String::with_capacity(128 * events.len() + 2);
     out.push('[');
+    let mut repeats = Repeats::default();
     for (i, e) in events.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        if !plain(&mut out, e) {
+        if !plain(&mut out, e, &mut repeats) {
             e.serialize(&mut Writer { out: &mut out }).map_err(|e| ShrError::new("internal", e.0))?;
         }
     }
@@ -27,11 +28,21 @@ pub fn events_to_json_camel(events: &[Event]) -> Result<String, ShrError> {
     Ok(out)
 }
 
+/// What a run's events repeat, written once: the clock value of a step's events and the intent
+/// signal of every decision point.
+#[derive(Default)]
+struct Repeats<'a> {
+    at: Option<u64>,
+    at_text: String,
+    signal: Option<&'a Signal>,
+    signal_text: String,
+}
+
 /// Writes `e` when it is of the kinds every run has; false (nothing written) otherwise.
-fn plain(out: &mut String, e: &Event) -> bool {
+fn plain<'a>(out: &mut String, e: &'a Event, repeats: &mut Repeats<'a>) -> bool {
     match &e.kind {
         EventKind::ToolCalled { tool, attempt, call_id } => {
-            head(out, e, "ToolCalled");
+            head(out, e, repeats, "ToolCalled");
             out.push_str(",\"tool\":");
             string(out, tool);
             out.push_str(",\"attempt\":");
@@ -42,27 +53,27 @@ fn plain(out: &mut String, e: &Event) -> bool {
             }
         }
         EventKind::ToolSucceeded { tool, latency_ms } => {
-            head(out, e, "ToolSucceeded");
+            head(out, e, repeats, "ToolSucceeded");
             out.push_str(",\"tool\":");
             string(out, tool);
             out.push_str(",\"latencyMs\":");
             float(out, *latency_ms, latency_ms.is_finite());
         }
         EventKind::SignalRaised { signal } if is_intent(signal) => {
-            head(out, e, "SignalRaised");
-            intent(out, signal);
+            head(out, e, repeats, "SignalRaised");
+            intent(out, signal, repeats);
         }
         EventKind::SignalWon { signal } if is_intent(signal) => {
-            head(out, e, "SignalWon");
-            intent(out, signal);
+            head(out, e, repeats, "SignalWon");
+            intent(out, signal, repeats);
         }
         EventKind::PathPlanned { plan } => {
-            head(out, e, "PathPlanned");
+            head(out, e, repeats, "PathPlanned");
             out.push_str(",\"plan\":");
             plan_view(out, plan);
         }
         EventKind::Finished { status, goal, path, cost, message } => {
-            head(out, e, "Finished");
+            head(out, e, repeats, "Finished");
             out.push_str(",\"status\":");
             unit(out, status);
             out.push_str(",\"goal\":");
@@ -145,6 +156,13 @@ fn unit<T: Serialize>(out: &mut String, v: &T) {
     let _ = v.serialize(&mut Writer { out });
 }
 
+/// `items` as a JSON array of strings.
+pub fn strings_to_json(items: &[String]) -> String {
+    let mut out = String::with_capacity(items.iter().map(|s| s.len() + 3).sum::<usize>() + 2);
+    strings(&mut out, items);
+    out
+}
+
 fn strings(out: &mut String, items: &[String]) {
     out.push('[');
     for (i, s) in items.iter().enumerate() {
@@ -177,11 +195,16 @@ fn plan_view(out: &mut String, plan: &PlanView) {
 }
 
 /// `{"seq":..,"at":..,"event":"<name>"`, the fields every event starts with.
-fn head(out: &mut String, e: &Event, name: &str) {
+fn head(out: &mut String, e: &Event, repeats: &mut Repeats<'_>, name: &str) {
     out.push_str("{\"seq\":");
     out.push_str(itoa::Buffer::new().format(e.seq));
     out.push_str(",\"at\":");
-    out.push_str(itoa::Buffer::new().format(e.at));
+    if repeats.at != Some(e.at) {
+        repeats.at = Some(e.at);
+        repeats.at_text.clear();
+        repeats.at_text.push_str(itoa::Buffer::new().format(e.at));
+    }
+    out.push_str(&repeats.at_text);
     out.push_str(",\"event\":\"");
     out.push_str(name);
     out.push('"');
@@ -192,13 +215,25 @@ fn is_intent(signal: &Signal) -> bool {
 }
 
 /// `,"signal":{...}` for an intent signal.
-fn intent(out: &mut String, signal: &Signal) {
+fn intent<'a>(out: &mut String, signal: &'a Signal, repeats: &mut Repeats<'a>) {
     let SignalKind::Intent { intent } = &signal.kind else { return };
-    out.push_str(",\"signal\":{\"source\":");
-    unit(out, &signal.source);
-    out.push_str(",\"priority\":");
-    float(out, signal.priority, signal.priority.is_finite());
-    out.push_str(",\"type\":\"intent\",\"intent\":");
-    string(out, intent);
-    out.push('}');
+    // The same signal written before (its priority to the bit: -0.0 is written apart from 0.0).
+    let same = repeats.signal.is_some_and(|s| {
+        s.source == signal.source
+            && s.priority.to_bits() == signal.priority.to_bits()
+            && s.kind == signal.kind
+    });
+    if !same {
+        let text = &mut repeats.signal_text;
+        text.clear();
+        text.push_str(",\"signal\":{\"source\":");
+        unit(text, &signal.source);
+        text.push_str(",\"priority\":");
+        float(text, signal.priority, signal.priority.is_finite());
+        text.push_str(",\"type\":\"intent\",\"intent\":");
+        string(text, intent);
+        text.push('}');
+        repeats.signal = Some(signal);
+    }
+    out.push_str(&repeats.signal_text);
 }
