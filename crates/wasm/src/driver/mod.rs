@@ -15,7 +15,7 @@
 //! Each tool call receives `{tool, attempt, callId, signal, context, results}`: `callId` is the
 //! call's idempotency key (the same on a retry of a step), `signal` an `AbortSignal` aborted at
 //! the call's timeout, the run's deadline, or the end of the run with the call still out
-//! ([`js`]). When the run ends, every place its calls held is given back to the router.
+//! (`js.rs`). When the run ends, every place its calls held is given back to the router.
 //!
 //! What a tool did becomes a result like this (never a trap):
 //! - threw or rejected -> service failure, transient (an untyped error is no proof of an

@@ -52,7 +52,8 @@ pub(super) fn key(out: &mut String, key: &str) {
     out.push_str("\":");
 }
 
-/// [`key`] for a key with escapes or letters beyond ASCII.
+/// [`key`] for a key with escapes or letters beyond ASCII (capitalized only when ASCII, as
+/// [`crate::convert::camel`] does).
 fn key_slow(out: &mut String, key: &str) {
     if key.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         string(out, key);
@@ -69,7 +70,7 @@ fn key_slow(out: &mut String, key: &str) {
         } else {
             let mut chars = part.chars();
             if let Some(c) = chars.next() {
-                out.extend(c.to_uppercase());
+                out.push(c.to_ascii_uppercase());
                 out.push_str(chars.as_str());
             }
         }
