@@ -39,8 +39,7 @@ fn json_to_js(value: &serde_json::Value) -> Result<JsValue, ShrError> {
         .map_err(|e| ShrError::new("internal", e.to_string()))
 }
 
-/// `latency_ms` -> `latencyMs`. The core's keys are ASCII; a letter beyond it stays as it is
-/// (Unicode's case tables were 6 KB of the gzipped module, issue 48).
+/// `latency_ms` -> `latencyMs`: the core's keys are ASCII (a letter beyond stays; issue 48).
 pub fn camel(key: &str) -> String {
     let mut out = String::with_capacity(key.len());
     let mut up = false;

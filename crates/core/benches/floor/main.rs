@@ -264,8 +264,9 @@ fn main() {
     println!("query, the median of {ROUNDS} rounds in which the libraries take turns, {secs} s per library and workload. The floor");
     println!("sweep and the heap Dijkstra are `floor/peers.rs` (both return the path, as SHR does); SHR is");
     println!(
-        "`Dijkstra::route_into`. Layered, chain and fan queries go from the source to the sink with 0-3"
+        "`Dijkstra::route_into`, each failure set keeping its table of factors as a router's memo does (the"
     );
+    println!("peers are given each set's factors too). Layered, chain and fan queries go from the source to the sink with 0-3");
     println!("failed tools; random pairs have no failures (on the random digraphs, cycles: no sweep). Targets (issue 48): SHR within");
     println!(
         "1.5x of the floor sweep from 100 nodes up and 2.5x below, never slower than the heap Dijkstra."
