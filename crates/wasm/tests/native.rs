@@ -192,6 +192,7 @@ fn the_camel_json_writer_equals_serde_json_camelized() {
         "__x_": 1,
         "a__b_c": 2,
         "_": 3,
+        "é_ü_x": 4,
     });
     let kinds = (Kind::Unit, Kind::Tuple(1, f64::INFINITY), Kind::Struct { inner_key: -3 }, map);
     for (text, want) in [

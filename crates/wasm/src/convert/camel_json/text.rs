@@ -52,8 +52,7 @@ pub(super) fn key(out: &mut String, key: &str) {
     out.push_str("\":");
 }
 
-/// [`key`] for a key with escapes or letters beyond ASCII (capitalized only when ASCII, as
-/// [`crate::convert::camel`] does).
+/// [`key`] for a key with escapes or letters beyond ASCII: [`crate::convert::camel`]'s.
 fn key_slow(out: &mut String, key: &str) {
     if key.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         string(out, key);
@@ -61,20 +60,7 @@ fn key_slow(out: &mut String, key: &str) {
         return;
     }
     out.push('"');
-    // As `camel`: a leading `_` stays, every later one makes the next letter a capital.
-    let (lead, rest) = key.strip_prefix('_').map_or(("", key), |rest| ("_", rest));
-    out.push_str(lead);
-    for (i, part) in rest.split('_').enumerate() {
-        if i == 0 {
-            out.push_str(part);
-        } else {
-            let mut chars = part.chars();
-            if let Some(c) = chars.next() {
-                out.push(c.to_ascii_uppercase());
-                out.push_str(chars.as_str());
-            }
-        }
-    }
+    out.push_str(&crate::convert::camel(key));
     out.push_str("\":");
 }
 
