@@ -150,3 +150,45 @@ fn a_table_sized_for_another_graph_is_passed_over() {
     assert!(found);
     assert_eq!(a, b);
 }
+
+/// One memo shared by threads routing at once (`&WeightMemo` is `Sync`): their sweeps weigh
+/// and keep the same table concurrently, and every plan equals a fresh memo's.
+#[test]
+fn threads_sharing_a_memo_keep_its_table_right() {
+    use shr_core::health::{BreakerConfig, WeightMemo};
+    use shr_core::HealthBook;
+    let picks: Vec<(u32, bool)> = (0..97).map(|k| (k * 7919 % 100_000, k % 4 == 0)).collect();
+    let g = dag(3000, 3, &picks);
+    let mut health = HealthBook::new(&g, BreakerConfig::default());
+    for v in [17, 400, 1200, 2900] {
+        health.trip(v, 0);
+    }
+    let mut memo = WeightMemo::default();
+    memo.refresh(&g, &mut health, 0);
+    let pairs: Vec<(usize, usize)> = (0..64).map(|k| ((k * 37) % 200, 2999 - (k * 53) % 300)).collect();
+    let want: Vec<(bool, Plan)> = pairs
+        .iter()
+        .map(|&(s, t)| {
+            let (mut fresh, mut plan) = (WeightMemo::default(), Plan::default());
+            let mut h = health.clone();
+            fresh.refresh(&g, &mut h, 0);
+            let found =
+                Dijkstra::new().route_into(&g, &[s], t, &fresh.weights(&g, &h, 0), &mut (), &mut plan);
+            (found, plan)
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for offset in 0..8 {
+            let (g, memo, health, pairs, want) = (&g, &memo, &health, &pairs, &want);
+            scope.spawn(move || {
+                let (mut d, mut plan) = (Dijkstra::new(), Plan::default());
+                for round in 0..40 {
+                    let k = (offset * 7 + round * 13) % pairs.len();
+                    let (s, t) = pairs[k];
+                    let found = d.route_into(g, &[s], t, &memo.weights(g, health, 0), &mut (), &mut plan);
+                    assert_eq!((found, &plan), (want[k].0, &want[k].1), "thread {offset}, {s} to {t}");
+                }
+            });
+        }
+    });
+}
