@@ -32,7 +32,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use super::trace::Observer;
-use super::weight::{usable, EdgeWeight};
+use super::weight::{query_key, usable, EdgeWeight};
 use super::{join_cost, keep_cheapest, Bidirectional, Plan, TopoSweep};
 use crate::graph::{NodeIx, ToolGraph};
 
@@ -48,7 +48,11 @@ const SWEEP_WINDOW: usize = 1024;
 /// out the window is swept; the try costs at most about 1/8 of the sweep (an edge scanned by the
 /// heap search costs about 8 swept when the sweep reads its costs from cache), so there is no
 /// cliff at any size. Far entering edges ([`crate::graph::TopoIn::far`]) cost the sweep a cache miss each,
-/// about as much as the heap search pays: they count 8 times in the budget.
+/// about as much as the heap search pays: they count 8 times in the budget. A try that ran out
+/// is remembered with weights that keep a factor table ([`super::FactorTable`]) until they
+/// change: the same query on the same weights would run out again, and the try (its heap and
+/// its costs pushing the window out of cache) was 15-20% of a route from JS on a layered
+/// graph of 40,000 nodes and more (`bench/lean.mjs`).
 const PROBE_SHARE: u64 = 64;
 
 /// The two-sided try's budget in edges scanned for a window entered by `edges` edges.
@@ -215,9 +219,18 @@ impl Dijkstra {
                     if window < SWEEP_WINDOW {
                         return None;
                     }
+                    // A try that ran out under these weights would again: sweep at once.
+                    let table = weights.factor_table().filter(|t| t.len() == graph.node_count());
+                    let key = query_key(goal, sources, window);
+                    if table.is_some_and(|t| t.ran_out(key)) {
+                        return None;
+                    }
                     let budget = probe_budget(graph, edges);
                     let answer = two_sided.route_within(graph, sources, goal, weights, budget, plan);
                     probed = answer.is_some();
+                    if let (None, Some(t)) = (answer, table) {
+                        t.note_ran_out(key);
+                    }
                     answer
                 };
                 let probe: Option<super::topo::Probe<'_>> =

@@ -55,6 +55,22 @@ pub struct FactorTable {
     /// The positions `lo..=hi` holding the weights' factors, as `lo << 32 | hi`; `EMPTY` when
     /// none.
     kept: AtomicU64,
+    /// Queries whose two-sided try ran out of budget under these weights
+    /// ([`super::Dijkstra`]), by [`query_key`], a few slots chosen by key; 0 is none.
+    ran_out: [AtomicU64; RAN_OUT_SLOTS],
+}
+
+/// How many queries whose try ran out a table remembers: a router replanning a task asks from
+/// the few points its runs have reached.
+const RAN_OUT_SLOTS: usize = 4;
+
+/// A query's key: its goal, sources and the window still to sweep, mixed into 64 bits (never
+/// 0). Two queries sharing a key share what is remembered of their try: the later one is swept
+/// at once, to the same cost.
+pub(crate) fn query_key(goal: NodeIx, sources: &[NodeIx], window: usize) -> u64 {
+    let mix = |k: u64, x: u64| (k ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    let k = sources.iter().fold(mix(goal as u64, window as u64), |k, &s| mix(k, s as u64));
+    k | 1
 }
 
 const EMPTY: u64 = u64::MAX;
@@ -62,7 +78,8 @@ const EMPTY: u64 = u64::MAX;
 impl Clone for FactorTable {
     fn clone(&self) -> Self {
         let factors = self.factors.iter().map(|f| AtomicU64::new(f.load(Ordering::Relaxed))).collect();
-        FactorTable { factors, kept: AtomicU64::new(self.kept.load(Ordering::Acquire)) }
+        let ran_out = core::array::from_fn(|i| AtomicU64::new(self.ran_out[i].load(Ordering::Relaxed)));
+        FactorTable { factors, kept: AtomicU64::new(self.kept.load(Ordering::Acquire)), ran_out }
     }
 }
 
@@ -73,6 +90,18 @@ impl FactorTable {
             self.factors = (0..n).map(|_| AtomicU64::new(0)).collect();
         }
         *self.kept.get_mut() = EMPTY;
+        self.ran_out.iter_mut().for_each(|k| *k.get_mut() = 0);
+    }
+
+    /// Whether the query of `key` ([`query_key`]) ran out of its try's budget under these
+    /// weights: the same search on the same weights would again.
+    pub(crate) fn ran_out(&self, key: u64) -> bool {
+        self.ran_out[key as usize % RAN_OUT_SLOTS].load(Ordering::Relaxed) == key
+    }
+
+    /// Remembers that the query of `key` ran out of its try's budget.
+    pub(crate) fn note_ran_out(&self, key: u64) {
+        self.ran_out[key as usize % RAN_OUT_SLOTS].store(key, Ordering::Relaxed);
     }
 
     /// Positions it has room for.

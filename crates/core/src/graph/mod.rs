@@ -14,7 +14,7 @@ mod topo;
 
 pub use assemble::{Assembly, NUMBER};
 
-pub use topo::{TopoIn, NEAR_ENTRY};
+pub use topo::{TopoIn, NEAR_ENTRY, WAVES_FROM};
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -280,7 +280,7 @@ pub struct ToolGraph {
     quorum: Vec<u32>,
     /// The nodes with a quorum join, in index order.
     joins: Vec<NodeIx>,
-    /// A topological order of the nodes (Kahn's, lowest index first among ready nodes) and each
+    /// A topological order of the nodes (Kahn's: `topo::topological`) and each
     /// node's place in it; both empty when the graph has a cycle.
     topo: Vec<u32>,
     topo_pos: Vec<u32>,
@@ -300,7 +300,8 @@ impl ToolGraph {
         self.topo_pos.get(v).map(|&p| p as usize)
     }
 
-    /// The nodes in topological order (empty when the graph has a cycle).
+    /// The nodes in topological order (empty when the graph has a cycle): Kahn's, lowest ready
+    /// index first, or from [`WAVES_FROM`] nodes by waves grouped by how many edges enter a node.
     pub fn topo_order(&self) -> &[u32] {
         &self.topo
     }

@@ -38,30 +38,54 @@ pub struct TopoIn {
 /// ([`TopoIn::far`]): 4,096 costs of 8 bytes, 32 KiB, a first-level cache.
 pub const NEAR_ENTRY: usize = 4096;
 
+/// From this many nodes a graph's topological order goes by waves, grouped by how many edges
+/// enter a node (`topological`, below); under it, lowest ready index first, which keeps a goal
+/// listed early near the front (on the customer-support graph, whose goal's wave comes after
+/// its side branches, a window of 7 nodes instead of 12).
+pub const WAVES_FROM: usize = 4096;
+
 /// Kahn's algorithm, the lowest ready index first (so the order, and every tie it breaks, is the
-/// same for the same graph): the order and each node's position, or two empty lists when a
-/// cycle leaves nodes unordered. O(V log V + E).
+/// same for the same graph); on a graph of [`WAVES_FROM`] nodes or more, by waves first (the
+/// nodes no edge enters, then those whose every entering edge comes from an earlier wave: by
+/// longest path from a node no edge enters), then by how many edges enter a node, then index.
+/// The pull sweep branches on how many edges enter a node: in waves grouped so the branch
+/// mostly goes as it went for the node before. In index order, its mispredictions threw away
+/// the memory loads begun ahead once a window outgrew the cache: a layered graph of 20,000
+/// nodes routed from JS in half the time grouped (`bench/lean.mjs`). Returns the order and each
+/// node's position, or two empty lists when a cycle leaves nodes unordered. O(V log V + E).
 pub(super) fn topological(
     n: usize,
     out_start: &[u32],
     out_edges: &[u32],
     edges: &[Edge],
 ) -> (Vec<u32>, Vec<u32>) {
-    let mut indegree = alloc::vec![0u32; n];
+    let mut entering = alloc::vec![0u32; n];
     for e in edges {
-        indegree[e.to] += 1;
+        entering[e.to] += 1;
     }
-    let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<u32>> =
-        (0..n as u32).filter(|&v| indegree[v as usize] == 0).map(core::cmp::Reverse).collect();
+    let mut left = entering.clone();
+    let waves = n >= WAVES_FROM;
+    // The wave each node is in, once known (every node entering it ordered).
+    let mut wave = alloc::vec![0u32; if waves { n } else { 0 }];
+    let key = |v: usize, wave: &[u32]| match waves {
+        true => (wave[v] as u128) << 64 | (entering[v] as u128) << 32 | v as u128,
+        false => v as u128,
+    };
+    let mut ready: alloc::collections::BinaryHeap<core::cmp::Reverse<u128>> =
+        (0..n).filter(|&v| entering[v] == 0).map(|v| core::cmp::Reverse(key(v, &wave))).collect();
     let mut order = Vec::with_capacity(n);
-    while let Some(core::cmp::Reverse(u)) = ready.pop() {
+    while let Some(core::cmp::Reverse(k)) = ready.pop() {
+        let u = k as u32;
         order.push(u);
         let (a, b) = (out_start[u as usize] as usize, out_start[u as usize + 1] as usize);
         for &e in &out_edges[a..b] {
             let v = edges[e as usize].to;
-            indegree[v] -= 1;
-            if indegree[v] == 0 {
-                ready.push(core::cmp::Reverse(v as u32));
+            if waves {
+                wave[v] = wave[v].max(wave[u as usize] + 1);
+            }
+            left[v] -= 1;
+            if left[v] == 0 {
+                ready.push(core::cmp::Reverse(key(v, &wave)));
             }
         }
     }
