@@ -23,6 +23,45 @@ use crate::convert::{outcome_to_json_camel, strings_to_json};
 #[wasm_bindgen(inline_js = r#"
 const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
 let notify = null;
+// Adds a private field to an object made elsewhere (a base constructor may return any object):
+// what it holds is invisible to the object's users (no key, no symbol, the prototype unchanged).
+class Through {
+  constructor(o) {
+    return o;
+  }
+}
+class Stamp extends Through {
+  #held;
+  constructor(o, held) {
+    super(o);
+    this.#held = held;
+  }
+  static held(o) {
+    return typeof o === 'object' && o !== null && #held in o ? o.#held : null;
+  }
+  static drop(o) {
+    o.#held = null;
+  }
+}
+// The accessors a literal would make (`get signal()`, `get events()`/`set events()`), made once.
+const SIGNAL = Object.getOwnPropertyDescriptor({
+  get signal() {
+    const c = Stamp.held(this);
+    return c === null ? undefined : c.signal();
+  },
+}, 'signal');
+const EVENTS = Object.getOwnPropertyDescriptor({
+  get events() {
+    const text = Stamp.held(this);
+    if (text === null) return undefined;
+    Stamp.drop(this);
+    return own(this, JSON.parse(text));
+  },
+  set events(value) {
+    if (Stamp.held(this) !== null) Stamp.drop(this);
+    own(this, value);
+  },
+}, 'events');
 class ToolCall {
   constructor() {
     this.controller = null;
@@ -35,6 +74,7 @@ class ToolCall {
     this.cleared = false;
     this.copy = undefined;
     this.tool = null;
+    this.ms = 0;
   }
   signal() {
     if (this.controller === null) {
@@ -93,11 +133,13 @@ export function call_tool(tools, ids, ix, attempt, callId, context, results, ms)
   if (typeof f !== 'function') return undefined;
   const c = new ToolCall();
   c.tool = tool;
-  const input = {
-    tool, attempt, callId,
-    get signal() { return c.signal(); },
-    context, results: Object.assign({}, results),
-  };
+  // `signal` is an own enumerable getter, as a literal's `get signal()` would be; one shared
+  // getter finds its call through a private field (a getter per call cost half a microsecond).
+  const input = { tool, attempt, callId };
+  Object.defineProperty(input, 'signal', SIGNAL);
+  input.context = context;
+  input.results = Object.assign({}, results);
+  new Stamp(input, c);
   let p;
   try {
     p = Promise.resolve(f(input));
@@ -167,9 +209,28 @@ export function given_result(p, ms) {
   call_wait(c, ms);
   return c;
 }
+// Calls whose timeouts are armed when they have not settled within two microtask turns: one
+// pair of promise jobs for every call started in a turn (Node's `queueMicrotask` makes an async
+// resource per call, and a call whose tool settled in that turn needs no timer).
+const RESOLVED = Promise.resolve();
+let arming = [];
+let armingQueued = false;
+function armLater() {
+  RESOLVED.then(armNow);
+}
+function armNow() {
+  armingQueued = false;
+  const calls = arming;
+  arming = [];
+  for (let i = 0; i < calls.length; i++) arm(calls[i], calls[i].ms);
+}
 function call_wait(c, ms) {
-  // The call's timeout of `ms`, armed when it has not settled within this microtask turn.
-  queueMicrotask(() => arm(c, ms));
+  c.ms = ms;
+  arming.push(c);
+  if (!armingQueued) {
+    armingQueued = true;
+    RESOLVED.then(armLater);
+  }
 }
 export function call_late(c, ms) {
   c.expired = false;
@@ -207,15 +268,10 @@ export function run_result_plain(status, ids, goal, originalGoal, path, cost, to
   return result(outcome, events);
 }
 function result(outcome, events) {
-  return {
-    outcome,
-    get events() {
-      return own(this, JSON.parse(events));
-    },
-    set events(value) {
-      own(this, value);
-    },
-  };
+  const r = { outcome };
+  Object.defineProperty(r, 'events', EVENTS);
+  new Stamp(r, events);
+  return r;
 }
 export function call_abort(c, name, message) {
   if (c.reason !== null) return;
