@@ -2,8 +2,10 @@
 //! One crossing starts a call: the tool's input is built in JS, its `signal` is a getter that
 //! makes the call's `AbortController` only when a tool reads it (most never do; one read after
 //! the call was aborted gets a signal aborted with the same reason), and the call's timeout
-//! timer is armed only when the tool has not settled within the microtask turn it was called in
-//! (an async tool that returns at once costs no timer). What the driver awaits is one promise
+//! timer is armed only when the tool has not settled within two microtask turns of its call
+//! (an async tool that returns at once costs no timer). The input's `signal` and the result's
+//! `events` are own enumerable accessors, as an object literal's would be, but one getter serves
+//! every object: it finds what it reads through a private field (`Stamp`), not a closure. What the driver awaits is one promise
 //! per wait: it resolves with the tool's value, rejects with what it threw, or resolves with the
 //! call object itself when the wait's time is up (no tool can return that object).
 //! The driver waits on a call with [`CallWait`], a future woken from JS through one function
