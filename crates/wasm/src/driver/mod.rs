@@ -41,7 +41,7 @@ use std::task::Poll;
 use js_sys::{Array, Function, Object, Promise};
 use shr_core::{Action, Decision, Event, Outcome, Run};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use crate::convert::{events_to_json_camel, get, is_nullish, to_js};
 use crate::error::{message_of, ShrError};
@@ -51,6 +51,7 @@ mod call;
 mod js;
 mod options;
 mod outcome;
+mod task;
 mod wait;
 
 use call::{InFlight, Phase};
@@ -90,7 +91,7 @@ impl From<ShrError> for End {
 }
 
 pub(crate) fn run(inner: Rc<RefCell<Inner>>, task: JsValue, options: JsValue) -> Promise {
-    future_to_promise(async move { drive(inner, task, options).await.map_err(ShrError::into_js) })
+    task::spawn(async move { drive(inner, task, options).await.map_err(ShrError::into_js) })
 }
 
 async fn drive(
