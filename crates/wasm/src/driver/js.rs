@@ -218,13 +218,13 @@ const RESOLVED = Promise.resolve();
 let arming = [];
 let armingQueued = false;
 function armLater() {
-  RESOLVED.then(armNow);
-}
-function armNow() {
-  armingQueued = false;
+  // Calls started from here on are the next batch's.
   const calls = arming;
   arming = [];
-  for (let i = 0; i < calls.length; i++) arm(calls[i], calls[i].ms);
+  armingQueued = false;
+  RESOLVED.then(() => {
+    for (let i = 0; i < calls.length; i++) arm(calls[i], calls[i].ms);
+  });
 }
 function call_wait(c, ms) {
   c.ms = ms;
