@@ -3,9 +3,9 @@
 //! makes the call's `AbortController` only when a tool reads it (most never do; one read after
 //! the call was aborted gets a signal aborted with the same reason), and the call's timeout
 //! timer is armed only when the tool has not settled within two microtask turns of its call
-//! (an async tool that returns at once costs no timer). The input's `signal` and the result's
-//! `events` are own enumerable accessors, as an object literal's would be, but one getter serves
-//! every object: it finds what it reads through a private field (`Stamp`), not a closure. What the driver awaits is one promise
+//! (an async tool that returns at once costs no timer). The input's `signal` is an own enumerable
+//! getter, as an object literal's `get signal()` would be, but one getter serves every input: it
+//! finds its call through a private field (`Stamp`), not a closure per call. What the driver awaits is one promise
 //! per wait: it resolves with the tool's value, rejects with what it threw, or resolves with the
 //! call object itself when the wait's time is up (no tool can return that object).
 //! The driver waits on a call with [`CallWait`], a future woken from JS through one function
@@ -17,13 +17,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use js_sys::Promise;
-use shr_core::{Outcome, Status, ToolGraph};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{outcome_to_json_camel, strings_to_json};
-
 #[wasm_bindgen(inline_js = r#"
-const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
 let notify = null;
 // Adds a private field to an object made elsewhere (a base constructor may return any object):
 // what it holds is invisible to the object's users (no key, no symbol, the prototype unchanged).
@@ -41,29 +37,14 @@ class Stamp extends Through {
   static held(o) {
     return typeof o === 'object' && o !== null && #held in o ? o.#held : null;
   }
-  static drop(o) {
-    o.#held = null;
-  }
 }
-// The accessors a literal would make (`get signal()`, `get events()`/`set events()`), made once.
+// The accessor a literal's `get signal()` would make, made once.
 const SIGNAL = Object.getOwnPropertyDescriptor({
   get signal() {
     const c = Stamp.held(this);
     return c === null ? undefined : c.signal();
   },
 }, 'signal');
-const EVENTS = Object.getOwnPropertyDescriptor({
-  get events() {
-    const text = Stamp.held(this);
-    if (text === null) return undefined;
-    Stamp.drop(this);
-    return own(this, JSON.parse(text));
-  },
-  set events(value) {
-    if (Stamp.held(this) !== null) Stamp.drop(this);
-    own(this, value);
-  },
-}, 'events');
 class ToolCall {
   constructor() {
     this.controller = null;
@@ -179,22 +160,6 @@ export function tool_output(c, v, text_read) {
 export function call_keep(c, results) {
   results[c.tool] = c.copy;
 }
-export function run_options(o) {
-  // The options in one crossing when they are plain: own string keys all known, no getter
-  // throws. Anything else is `undefined`, and the Rust side reads them one by one and words
-  // the error.
-  if (typeof o !== 'object' || o === null) return undefined;
-  try {
-    for (const k of Reflect.ownKeys(o)) if (typeof k === 'string' && !OPTIONS.has(k)) return undefined;
-    const v = [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
-    let given = 0;
-    for (let i = 0; i < 8; i++) if (v[i] !== undefined && v[i] !== null) given |= 1 << i;
-    v.push(given);
-    return v;
-  } catch (_) {
-    return undefined;
-  }
-}
 let crypto = null;
 export function random_uuid() {
   try {
@@ -256,25 +221,6 @@ export function call_clear(c) {
     c.timer = null;
   }
 }
-function own(o, value) {
-  Object.defineProperty(o, 'events', { value, enumerable: true, configurable: true, writable: true });
-  return value;
-}
-export function run_result(outcome, events) {
-  return result(JSON.parse(outcome), events);
-}
-const STATUS = ['completed', 'demoted', 'escalated'];
-export function run_result_plain(status, ids, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
-  // The keys in the order `outcome_to_json_camel` writes them; the goals by node index.
-  const outcome = { status: STATUS[status], goal: ids.ids[goal], originalGoal: ids.ids[originalGoal], path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
-  return result(outcome, events);
-}
-function result(outcome, events) {
-  const r = { outcome };
-  Object.defineProperty(r, 'events', EVENTS);
-  new Stamp(r, events);
-  return r;
-}
 export function call_abort(c, name, message) {
   if (c.reason !== null) return;
   const reason = new Error(message);
@@ -310,10 +256,6 @@ extern "C" {
     pub(super) fn tool_output(c: &JsValue, v: &JsValue, text_read: bool) -> Option<String>;
     /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
     pub(super) fn call_keep(c: &JsValue, results: &JsValue);
-    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep,
-    /// given]` when the options are plain (known keys, no getter that throws), else
-    /// `undefined`; bit `i` of `given` says the option at `i` is not nullish.
-    pub(super) fn run_options(o: &JsValue) -> JsValue;
     /// `crypto.randomUUID()`, or `None` where there is none.
     pub(super) fn random_uuid() -> Option<String>;
     /// A call that did not reach a tool: its result is the promise given (its timeout armed
@@ -330,79 +272,8 @@ extern "C" {
     fn set_notify(f: &JsValue);
     /// Clears the call's timer, and arms none after.
     pub(super) fn call_clear(c: &JsValue);
-    /// What a run resolves with, from the JSON texts of its outcome and its events: the events
-    /// (most of the text) are parsed when first read, a data property from then on.
-    fn run_result(outcome: &str, events: &str) -> JsValue;
-    /// [`run_result`] for the common outcome, from its fields (only the path as JSON text, the
-    /// goals as indices into the ids of `ids`, [`crate::route::RouteJs`]'s state).
-    #[allow(clippy::too_many_arguments)]
-    fn run_result_plain(
-        status: u32,
-        ids: &JsValue,
-        goal: u32,
-        original_goal: u32,
-        path: &str,
-        cost: f64,
-        tool_calls: u32,
-        llm_calls: u32,
-        reroutes: u32,
-        retries: u32,
-        failures: u32,
-        revisits: u32,
-        events: &str,
-    ) -> JsValue;
     /// Aborts the call's signal (now, or when a tool reads it) with an `Error` named `name`.
     pub(super) fn call_abort(c: &JsValue, name: &str, message: &str);
-}
-
-/// What a run resolves with: its outcome and its events' JSON text, parsed when first read. An
-/// outcome with no abandoned work, sunk cost or message and a finite cost (most) is built from
-/// its fields, not parsed from JSON text; the object is the same (`outcome_to_json_camel`'s keys,
-/// in its order).
-pub(super) fn run_result_of(o: &Outcome, events: &str, graph: Option<&ToolGraph>, ids: &JsValue) -> JsValue {
-    let Outcome {
-        status,
-        goal,
-        original_goal,
-        path,
-        cost,
-        abandoned,
-        sunk_cost,
-        tool_calls,
-        llm_calls,
-        reroutes,
-        retries,
-        failures,
-        revisits,
-        message,
-    } = o;
-    let goals = graph.and_then(|g| g.index(goal).zip(g.index(original_goal)));
-    let Some((goal, original_goal)) =
-        goals.filter(|_| abandoned.is_empty() && *sunk_cost == 0.0 && message.is_none() && cost.is_finite())
-    else {
-        return run_result(&outcome_to_json_camel(o), events);
-    };
-    // An index into the JS half's `STATUS`: serde's `rename_all = "snake_case"` names.
-    let status = match status {
-        Status::Completed => 0,
-        Status::Demoted => 1,
-        Status::Escalated => 2,
-    };
-    run_result_plain(
-        status,
-        ids,
-        goal as u32,
-        original_goal as u32,
-        &strings_to_json(path),
-        *cost,
-        *tool_calls,
-        *llm_calls,
-        *reroutes,
-        *retries,
-        *failures,
-        *revisits,
-        events,
-    )
 }
 
 thread_local! {

@@ -51,6 +51,7 @@ mod call;
 mod js;
 mod options;
 mod outcome;
+mod result;
 mod task;
 mod wait;
 
@@ -154,7 +155,7 @@ async fn drive(
     match texts {
         Ok((outcome, events)) => {
             let inner = inner.try_borrow().ok();
-            Ok(js::run_result_of(&outcome, &events, inner.as_ref().map(|i| i.router.graph()), &host.ids))
+            Ok(result::run_result_of(&outcome, &events, inner.as_ref().map(|i| i.router.graph()), &host.ids))
         }
         Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }

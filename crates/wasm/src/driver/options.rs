@@ -2,11 +2,38 @@
 //! every duration fits a JS timer.
 
 use js_sys::{Array, Function};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::convert::{get, is_nullish, only_keys, opt_fn};
 use crate::error::ShrError;
 use crate::read_clock;
+
+#[wasm_bindgen(inline_js = r#"
+const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
+export function run_options(o) {
+  // The options in one crossing when they are plain: own string keys all known, no getter
+  // throws. Anything else is `undefined`, and the Rust side reads them one by one and words
+  // the error.
+  if (typeof o !== 'object' || o === null) return undefined;
+  try {
+    for (const k of Reflect.ownKeys(o)) if (typeof k === 'string' && !OPTIONS.has(k)) return undefined;
+    const v = [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
+    let given = 0;
+    for (let i = 0; i < 8; i++) if (v[i] !== undefined && v[i] !== null) given |= 1 << i;
+    v.push(given);
+    return v;
+  } catch (_) {
+    return undefined;
+  }
+}
+"#)]
+extern "C" {
+    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep,
+    /// given]` when the options are plain (known keys, no getter that throws), else
+    /// `undefined`; bit `i` of `given` says the option at `i` is not nullish.
+    fn run_options(o: &JsValue) -> JsValue;
+}
 
 /// Default per-call timeout (the core's `admission.call_timeout_ms`, which a router's config
 /// may change).
@@ -53,7 +80,7 @@ impl RunOptions {
     pub(super) fn parse(options: &JsValue, router_clock: Option<Function>) -> Result<RunOptions, ShrError> {
         // Plain options are read in one crossing and checked here; anything unusual (an
         // unknown key, a getter that throws) is read again below, which words the error.
-        let plain = super::js::run_options(options);
+        let plain = run_options(options);
         if Array::is_array(&plain) {
             if let Some(opts) = Self::checked(Array::from(&plain), router_clock.clone()) {
                 return Ok(opts);
@@ -108,7 +135,7 @@ impl RunOptions {
         })
     }
 
-    /// The options [`super::js::run_options`] read, when each is what it must be; `None` sends
+    /// The options [`run_options`] read, when each is what it must be; `None` sends
     /// them to [`RunOptions::parse`]'s reading, which says what is wrong.
     fn checked(v: Array, router_clock: Option<Function>) -> Option<RunOptions> {
         // Only the options given are read (each read is a crossing).
