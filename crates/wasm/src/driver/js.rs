@@ -5,11 +5,10 @@
 //! timer is armed only when the tool has not settled within two microtask turns of its call
 //! (an async tool that returns at once costs no timer). The input's `signal` is an own enumerable
 //! getter, as an object literal's `get signal()` would be, but one getter serves every input: it
-//! finds its call through a private field (`Stamp`), not a closure per call. What the driver awaits is one promise
-//! per wait: it resolves with the tool's value, rejects with what it threw, or resolves with the
-//! call object itself when the wait's time is up (no tool can return that object).
+//! finds its call through a private field (`Stamp`), not a closure per call.
 //! The driver waits on a call with [`CallWait`], a future woken from JS through one function
-//! made once (a `JsFuture` per call would make two closures and a promise per call).
+//! made once (a `JsFuture` per call would make two closures and a promise per call): it ends
+//! when the tool returned (its value stays in JS until read), threw, or the wait's time is up.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -58,6 +57,7 @@ class ToolCall {
     this.copy = undefined;
     this.tool = null;
     this.ms = 0;
+    this.text = '';
   }
   signal() {
     if (this.controller === null) {
@@ -133,29 +133,37 @@ export function call_tool(tools, ids, ix, attempt, callId, context, results, ms)
   call_wait(c, ms);
   return c;
 }
-export function tool_output(c, v, text_read) {
-  // A value that is plainly no structured failure, as JSON text; its copy (what later tools
-  // get) kept for call_keep. Anything else (`success: false`, a throwing getter, no JSON) is
-  // `undefined`: the Rust side reads it and says what is wrong. When the core reads no output
-  // of this tool (`text_read` false: no validator, guard or verify reads it) and the text is
-  // too short to nest past the core's parser's depth limit (128), the text stays here and ''
-  // says it was an output.
+export function tool_output(c, text_read) {
+  // What the call returned (`c.value`): 0 when it is not plainly an output (`success: false`, a
+  // throwing getter, no JSON: the Rust side reads it and says what is wrong); else its copy
+  // (what later tools get) is kept for call_keep, and 2 says its JSON text is in `c.text`. When
+  // the core reads no output of this tool (`text_read` false: no validator, guard or verify
+  // reads it) and the text is too short to nest past the core's parser's depth limit (128),
+  // the text stays here and 1 says it was an output.
+  const v = c.value;
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     try {
-      if (v.success === false) return undefined;
+      if (v.success === false) return 0;
     } catch (_) {
-      return undefined;
+      return 0;
     }
   }
   let text;
   try {
     text = JSON.stringify(v);
   } catch (_) {
-    return undefined;
+    return 0;
   }
-  if (typeof text !== 'string') return undefined;
+  if (typeof text !== 'string') return 0;
   c.copy = JSON.parse(text);
-  return text_read || text.length > 200 ? text : '';
+  if (!text_read && text.length <= 200) return 1;
+  c.text = text;
+  return 2;
+}
+export function call_text(c) {
+  const text = c.text;
+  c.text = '';
+  return text;
 }
 export function call_keep(c, results) {
   results[c.tool] = c.copy;
@@ -249,11 +257,13 @@ extern "C" {
         results: &JsValue,
         ms: f64,
     ) -> JsValue;
-    /// What a call returned as JSON text when it is plainly an output (its copy kept in the
-    /// call), else `None`.
-    /// `Some("")` for a short output when `text_read` is false: one whose text the core does
-    /// not read (a long one is handed over still, for the parser's depth check).
-    pub(super) fn tool_output(c: &JsValue, v: &JsValue, text_read: bool) -> Option<String>;
+    /// What the call returned, read in JS: 0 when it is not plainly an output (read it with
+    /// [`call_value`]); 2 when it is, its JSON text then taken by [`call_text`] (its copy kept
+    /// in the call); 1 for a short output when `text_read` is false: one whose text the core
+    /// does not read (a long one is handed over still, for the parser's depth check).
+    pub(super) fn tool_output(c: &JsValue, text_read: bool) -> u32;
+    /// The JSON text [`tool_output`] kept.
+    pub(super) fn call_text(c: &JsValue) -> String;
     /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
     pub(super) fn call_keep(c: &JsValue, results: &JsValue);
     /// `crypto.randomUUID()`, or `None` where there is none.
@@ -294,8 +304,16 @@ fn wake_slot(slot: u32) {
     }
 }
 
-/// Waits for a call ([`call_tool`] or [`call_late`] armed its timer): `Ok(value)` when it
-/// returned, `Err(e)` when it threw, `Ok(call)` when the wait's time is up.
+/// How a wait for a call ended.
+pub(super) enum CallEnd {
+    /// The tool returned: its value stays in the call ([`tool_output`], [`call_value`]).
+    Returned,
+    Threw(JsValue),
+    /// The wait's time is up.
+    Expired,
+}
+
+/// Waits for a call ([`call_tool`] or [`call_late`] armed its timer).
 pub(super) struct CallWait {
     call: JsValue,
     slot: u32,
@@ -318,13 +336,13 @@ impl CallWait {
 }
 
 impl Future for CallWait {
-    type Output = Result<JsValue, JsValue>;
+    type Output = CallEnd;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match call_poll(&self.call, self.slot) {
-            1 => Poll::Ready(Ok(call_value(&self.call))),
-            2 => Poll::Ready(Err(call_value(&self.call))),
-            3 => Poll::Ready(Ok(self.call.clone())),
+            1 => Poll::Ready(CallEnd::Returned),
+            2 => Poll::Ready(CallEnd::Threw(call_value(&self.call))),
+            3 => Poll::Ready(CallEnd::Expired),
             _ => {
                 WAKERS.with(|w| {
                     if let Some(place) = w.borrow_mut().get_mut(self.slot as usize) {
