@@ -17,8 +17,7 @@ export function run_options(o) {
   // The options read once when they are plain: own string keys all known, no getter throws,
   // `tools` an object. Then bit `i` of the answer says the option at `i` is not nullish, and
   // `run_option(i)` gives it. Anything else is -1, and the Rust side reads them one by one and
-  // words the error.
-  read.fill(undefined);
+  // words the error. (`read` is empty here: Rust takes every option given.)
   if (typeof o !== 'object' || o === null) return -1;
   try {
     const keys = Reflect.ownKeys(o);
