@@ -142,7 +142,7 @@ async fn drive(
         late_ms,
         outputs_read,
     };
-    let result = host.drive(&inner, &mut run).await;
+    let result = host.drive(&inner, &mut run, t0).await;
     host.abandon();
     // Finished, expired or rejected: the places of calls still out are given back now, not
     // when their leases run out.
@@ -180,8 +180,8 @@ struct Host {
 }
 
 impl Host {
-    async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, ShrError> {
-        match self.steps(inner, run).await {
+    async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run, t0: u64) -> Result<Outcome, ShrError> {
+        match self.steps(inner, run, t0).await {
             Ok(o) => Ok(o),
             Err(End::Failed(e)) => Err(e),
             Err(End::Expired(why)) => {
@@ -197,9 +197,10 @@ impl Host {
         }
     }
 
-    async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, End> {
-        // A reading taken with no wait (and no host code) since is reused: one reading a step.
-        let mut read: Option<u64> = None;
+    async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run, t0: u64) -> Result<Outcome, End> {
+        // A reading taken with no wait (and no host code) since is reused: one reading a step,
+        // and the run's start time for its first.
+        let mut read: Option<u64> = Some(t0);
         loop {
             let now = match read.take() {
                 Some(now) => now,
