@@ -191,4 +191,13 @@ test('one shape: a tool input and a run result keep their accessors; a prompt to
   const other = await r.run(null, { tools: okTools() });
   other.events = ['mine'];
   assert.deepEqual(other.events, ['mine']);
+  // An inherited setter does not take an input's own keys.
+  Object.defineProperty(Object.prototype, 'results', { set() {}, configurable: true });
+  try {
+    await r.run(null, { tools: okTools({ crm: async (input) => { inputs.push(input); return { ok: true }; } }) });
+  } finally {
+    delete Object.prototype.results;
+  }
+  assert.deepEqual(Object.keys(inputs[1]), ['tool', 'attempt', 'callId', 'signal', 'context', 'results']);
+  assert.deepEqual(inputs[1].results, {});
 });

@@ -68,6 +68,9 @@ class ToolCall {
     return this.controller.signal;
   }
 }
+function defineOwn(o, key, value) {
+  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+}
 function wake(c) {
   const slot = c.slot;
   c.slot = -1;
@@ -120,8 +123,15 @@ export function call_tool(tools, ids, ix, attempt, callId, context, results, ms)
   // getter finds its call through a private field (a getter per call cost half a microsecond).
   const input = { tool, attempt, callId };
   Object.defineProperty(input, 'signal', SIGNAL);
-  input.context = context;
-  input.results = Object.assign({}, results);
+  if (!('context' in Object.prototype || 'results' in Object.prototype)) {
+    input.context = context;
+    input.results = Object.assign({}, results);
+  } else {
+    // An inherited `context` or `results` (a setter, a read-only value) must not take the
+    // assignment: defined, as an object literal would.
+    defineOwn(input, 'context', context);
+    defineOwn(input, 'results', Object.assign({}, results));
+  }
   new Stamp(input, c);
   let p;
   try {
