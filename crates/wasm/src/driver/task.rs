@@ -8,6 +8,7 @@
 //! in call order). Runs woken in one turn are polled in one job, in the order they were woken.
 
 use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -66,7 +67,7 @@ thread_local! {
     static PLACES: RefCell<Vec<Place>> = const { RefCell::new(Vec::new()) };
     static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
     /// The runs woken since the last poll job, by (slot, generation).
-    static WOKEN: RefCell<Vec<(u32, u32)>> = const { RefCell::new(Vec::new()) };
+    static WOKEN: RefCell<VecDeque<(u32, u32)>> = const { RefCell::new(VecDeque::new()) };
     /// Whether a poll job is queued.
     static QUEUED: Cell<bool> = const { Cell::new(false) };
     /// Whether JS has the function that polls.
@@ -103,17 +104,19 @@ fn wake(slot: u32, generation: u32) {
     if !fresh {
         return;
     }
-    WOKEN.with(|w| w.borrow_mut().push((slot, generation)));
+    WOKEN.with(|w| w.borrow_mut().push_back((slot, generation)));
     if !QUEUED.with(|q| q.replace(true)) {
         queue_poll();
     }
 }
 
-/// Polls the runs woken before this job (runs woken while it runs are polled in the next).
+/// Polls the runs woken before this job (runs woken while it runs are polled in the next). A
+/// poll that throws leaves the runs after it woken, for the next job.
 fn poll_woken() {
     QUEUED.with(|q| q.set(false));
-    let woken = WOKEN.with(|w| std::mem::take(&mut *w.borrow_mut()));
-    for (slot, generation) in woken {
+    let count = WOKEN.with(|w| w.borrow().len());
+    for _ in 0..count {
+        let Some((slot, generation)) = WOKEN.with(|w| w.borrow_mut().pop_front()) else { break };
         let taken = PLACES.with(|p| {
             let mut places = p.borrow_mut();
             let place = places.get_mut(slot as usize).filter(|place| place.generation == generation)?;
