@@ -22,6 +22,8 @@ use wasm_bindgen::prelude::*;
 let notify = null;
 // Adds a private field to an object made elsewhere (a base constructor may return any object):
 // what it holds is invisible to the object's users (no key, no symbol, the prototype unchanged).
+// Also in result.rs: wasm-bindgen's inline snippets cannot import one another, and each file's
+// private field is its own.
 class Through {
   constructor(o) {
     return o;

@@ -12,6 +12,8 @@ use crate::convert::{outcome_to_json_camel, strings_to_json};
 #[wasm_bindgen(inline_js = r#"
 // Adds a private field to an object made elsewhere (a base constructor may return any object):
 // what it holds is invisible to the object's users (no key, no symbol, the prototype unchanged).
+// Also in js.rs: wasm-bindgen's inline snippets cannot import one another, and each file's
+// private field is its own.
 class Through {
   constructor(o) {
     return o;
