@@ -32,7 +32,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use super::trace::Observer;
-use super::weight::{query_key, usable, EdgeWeight};
+use super::weight::{kept_table, query_key, usable, EdgeWeight};
 use super::{join_cost, keep_cheapest, Bidirectional, Plan, TopoSweep};
 use crate::graph::{NodeIx, ToolGraph};
 
@@ -220,7 +220,7 @@ impl Dijkstra {
                         return None;
                     }
                     // A try that ran out under these weights would again: sweep at once.
-                    let table = weights.factor_table().filter(|t| t.len() == graph.node_count());
+                    let table = kept_table(weights, graph);
                     let key = query_key(goal, sources, window);
                     if table.is_some_and(|t| t.ran_out(key)) {
                         return None;

@@ -64,6 +64,15 @@ pub struct FactorTable {
 /// the few points its runs have reached.
 const RAN_OUT_SLOTS: usize = 4;
 
+/// The factor table `weights` keep for `graph`, if any: one sized for another graph (a caller's
+/// mistake) is passed over, not trusted.
+pub(crate) fn kept_table<'a, W: EdgeWeight + ?Sized>(
+    weights: &'a W,
+    graph: &ToolGraph,
+) -> Option<&'a FactorTable> {
+    weights.factor_table().filter(|t| t.len() == graph.node_count())
+}
+
 /// A query's key: its goal, sources and the window still to sweep, mixed into 64 bits (never
 /// 0). Two queries sharing a key share what is remembered of their try: the later one is swept
 /// at once, to the same cost.

@@ -62,7 +62,7 @@ use alloc::vec::Vec;
 
 use core::sync::atomic::Ordering::Relaxed;
 
-use super::weight::{entered_weight, usable, EdgeWeight, FactorTable};
+use super::weight::{entered_weight, kept_table, usable, EdgeWeight, FactorTable};
 use super::Plan;
 use crate::graph::{NodeIx, ToolGraph};
 
@@ -332,8 +332,7 @@ impl TopoSweep {
         // weights, else asked node by node in a pass of their own. Asked inside the loop, each
         // through the order and the memo, they left routes from JS 4-7% slower.
         let n = graph.node_count();
-        // A table sized for another graph (a caller's mistake) is passed over.
-        let table = match weights.factor_table().filter(|t| t.len() == n) {
+        let table = match kept_table(weights, graph) {
             Some(table) => table,
             None => {
                 // The sweep's own, kept for no other query: these weights may change unseen.
