@@ -159,3 +159,45 @@ test('a structured failure: seed 003\'s agent_action is read as agentAction; any
   const ok = await Router.fromJson(refundGraph()).run(null, { tools: okTools({ stripe: async () => ({ success: true, refund_id: 'r', whatever_else: 1 }) }) });
   assert.deepEqual(ok.outcome.path, ['start', 'crm', 'stripe', 'email', 'done']);
 });
+
+test('one shape: a tool input and a run result keep their accessors; a prompt tool arms no timer', async () => {
+  // Issue 48 (the driver's CPU) made one getter serve every input and result: what users see of
+  // them must be what an object literal with `get signal()` and `get/set events()` shows.
+  const inputs = [];
+  const r = Router.fromJson(refundGraph());
+  const realSetTimeout = globalThis.setTimeout;
+  let timers = 0;
+  globalThis.setTimeout = (...args) => { timers += 1; return realSetTimeout(...args); };
+  let res;
+  try {
+    res = await r.run(null, { tools: okTools({ crm: async (input) => { inputs.push(input); return { ok: true }; } }) });
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  assert.equal(timers, 0, 'a tool that settles at once needs no timeout timer');
+  const [input] = inputs;
+  assert.equal(Object.getPrototypeOf(input), Object.prototype);
+  assert.deepEqual(Reflect.ownKeys(input), ['tool', 'attempt', 'callId', 'signal', 'context', 'results']);
+  const signal = Object.getOwnPropertyDescriptor(input, 'signal');
+  assert.equal(signal.get.name, 'get signal');
+  assert.deepEqual([signal.set, signal.enumerable, signal.configurable], [undefined, true, true]);
+  assert.ok({ ...input }.signal instanceof AbortSignal, 'a spread copy carries the signal');
+  assert.equal(input.signal, input.signal, 'one signal per call');
+  assert.deepEqual(Reflect.ownKeys(res), ['outcome', 'events']);
+  const events = Object.getOwnPropertyDescriptor(res, 'events');
+  assert.deepEqual([events.get.name, events.set.name, events.enumerable, events.configurable], ['get events', 'set events', true, true]);
+  assert.equal(res.events[0].event, 'PathPlanned');
+  assert.ok(Object.getOwnPropertyDescriptor(res, 'events').writable, 'read once, a data property');
+  const other = await r.run(null, { tools: okTools() });
+  other.events = ['mine'];
+  assert.deepEqual(other.events, ['mine']);
+  // An inherited setter does not take an input's own keys.
+  Object.defineProperty(Object.prototype, 'results', { set() {}, configurable: true });
+  try {
+    await r.run(null, { tools: okTools({ crm: async (input) => { inputs.push(input); return { ok: true }; } }) });
+  } finally {
+    delete Object.prototype.results;
+  }
+  assert.deepEqual(Object.keys(inputs[1]), ['tool', 'attempt', 'callId', 'signal', 'context', 'results']);
+  assert.deepEqual(inputs[1].results, {});
+});

@@ -6,10 +6,13 @@ use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::Poll;
 
-use js_sys::{Array, Object};
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-use super::js::{call_abort, call_clear, call_late, call_tool, given_result, tool_output, CallWait};
+use super::js::{
+    call_abort, call_clear, call_late, call_text, call_tool, call_value, given_result, tool_output, CallEnd,
+    CallWait,
+};
 use super::options::MAX_TIMER_MS;
 use super::outcome::{permanent, Settled};
 use super::wait::Sleep;
@@ -31,6 +34,13 @@ pub(super) struct InFlight {
     /// Waiting out a retry's backoff (`delay_ms`), then the tool.
     pub(super) phase: Phase,
     pub(super) started: u64,
+}
+
+/// What woke a call in flight.
+enum Woke {
+    /// Its backoff ended (or failed).
+    Slept(Result<JsValue, JsValue>),
+    Call(CallEnd),
 }
 
 pub(super) enum Phase {
@@ -123,8 +133,10 @@ impl Host {
                 }
                 for (i, c) in self.in_flight.iter_mut().enumerate() {
                     let r = match &mut c.phase {
-                        Phase::Backoff(s) => Pin::new(&mut s.fut).poll(cx),
-                        Phase::Running { fut, .. } | Phase::Late { fut, .. } => Pin::new(fut).poll(cx),
+                        Phase::Backoff(s) => Pin::new(&mut s.fut).poll(cx).map(Woke::Slept),
+                        Phase::Running { fut, .. } | Phase::Late { fut, .. } => {
+                            Pin::new(fut).poll(cx).map(Woke::Call)
+                        }
                     };
                     if let Poll::Ready(r) = r {
                         return Poll::Ready(Ok((i, r)));
@@ -134,8 +146,8 @@ impl Host {
             })
             .await?;
             let c = &mut self.in_flight[i];
-            let timed_out = match &c.phase {
-                Phase::Backoff(s) => {
+            let (end, call) = match (r, &c.phase) {
+                (Woke::Slept(r), Phase::Backoff(s)) => {
                     s.ended(r)?;
                     let now = self.opts.now()?;
                     let (tool, ix, attempt, call_id, timeout_ms) =
@@ -145,35 +157,30 @@ impl Host {
                     (c.phase, c.started) = (phase, now);
                     continue;
                 }
-                Phase::Running { call, .. } | Phase::Late { call, .. } => {
-                    matches!(&r, Ok(v) if Object::is(v, call))
-                }
+                (Woke::Call(end), Phase::Running { call, .. } | Phase::Late { call, .. }) => (end, call),
+                // Each phase's wait ends with its own kind of value.
+                _ => continue,
             };
             let late = matches!(c.phase, Phase::Late { .. });
-            let settled = match (r, timed_out, late) {
-                (Ok(v), false, _) => match (&c.phase, &v) {
-                    (Phase::Running { call, .. } | Phase::Late { call, .. }, v) => {
-                        match tool_output(call, v, c.output_read) {
-                            Some(text) if text.is_empty() => Settled::Unread,
-                            Some(text) => Settled::Output(text),
-                            None => Settled::Value(v.clone()),
-                        }
-                    }
-                    _ => Settled::Value(v),
+            let settled = match (end, late) {
+                (CallEnd::Returned, _) => match tool_output(call, c.output_read) {
+                    0 => Settled::Value(call_value(call)),
+                    1 => Settled::Unread,
+                    _ => Settled::Output(call_text(call)),
                 },
-                (Err(e), false, false) => Settled::Threw(e),
+                (CallEnd::Threw(e), false) => Settled::Threw(e),
                 // A rejection after the abort (an `AbortError`) says nothing of what it did.
-                (Err(e), false, true) => Settled::Unknown(format!(
+                (CallEnd::Threw(e), true) => Settled::Unknown(format!(
                     "`{}` timed out after {} ms and then failed: {}",
                     c.tool,
                     c.timeout_ms,
                     message_of(&e)
                 )),
-                (_, true, true) => Settled::Unknown(format!(
+                (CallEnd::Expired, true) => Settled::Unknown(format!(
                     "`{}` timed out after {} ms, and no late result came within {} ms",
                     c.tool, c.timeout_ms, self.late_ms
                 )),
-                (_, true, false) => {
+                (CallEnd::Expired, false) => {
                     let why = format!("`{}` did not settle within {} ms", c.tool, c.timeout_ms);
                     c.phase.abort("TimeoutError", &why);
                     if !c.side_effect {

@@ -2,12 +2,13 @@
 //! One crossing starts a call: the tool's input is built in JS, its `signal` is a getter that
 //! makes the call's `AbortController` only when a tool reads it (most never do; one read after
 //! the call was aborted gets a signal aborted with the same reason), and the call's timeout
-//! timer is armed only when the tool has not settled within the microtask turn it was called in
-//! (an async tool that returns at once costs no timer). What the driver awaits is one promise
-//! per wait: it resolves with the tool's value, rejects with what it threw, or resolves with the
-//! call object itself when the wait's time is up (no tool can return that object).
+//! timer is armed only when the tool has not settled within two microtask turns of its call
+//! (an async tool that returns at once costs no timer). The input's `signal` is an own enumerable
+//! getter, as an object literal's `get signal()` would be, but one getter serves every input: it
+//! finds its call through a private field (`Stamp`), not a closure per call.
 //! The driver waits on a call with [`CallWait`], a future woken from JS through one function
-//! made once (a `JsFuture` per call would make two closures and a promise per call).
+//! made once (a `JsFuture` per call would make two closures and a promise per call): it ends
+//! when the tool returned (its value stays in JS until read), threw, or the wait's time is up.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -15,14 +16,36 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use js_sys::Promise;
-use shr_core::{Outcome, Status, ToolGraph};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{outcome_to_json_camel, strings_to_json};
-
 #[wasm_bindgen(inline_js = r#"
-const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
 let notify = null;
+// Adds a private field to an object made elsewhere (a base constructor may return any object):
+// what it holds is invisible to the object's users (no key, no symbol, the prototype unchanged).
+// Also in result.rs: wasm-bindgen's inline snippets cannot import one another, and each file's
+// private field is its own.
+class Through {
+  constructor(o) {
+    return o;
+  }
+}
+class Stamp extends Through {
+  #held;
+  constructor(o, held) {
+    super(o);
+    this.#held = held;
+  }
+  static held(o) {
+    return typeof o === 'object' && o !== null && #held in o ? o.#held : null;
+  }
+}
+// The accessor a literal's `get signal()` would make, made once.
+const SIGNAL = Object.getOwnPropertyDescriptor({
+  get signal() {
+    const c = Stamp.held(this);
+    return c === null ? undefined : c.signal();
+  },
+}, 'signal');
 class ToolCall {
   constructor() {
     this.controller = null;
@@ -35,6 +58,8 @@ class ToolCall {
     this.cleared = false;
     this.copy = undefined;
     this.tool = null;
+    this.ms = 0;
+    this.text = '';
   }
   signal() {
     if (this.controller === null) {
@@ -44,6 +69,9 @@ class ToolCall {
     }
     return this.controller.signal;
   }
+}
+function defineOwn(o, key, value) {
+  Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
 }
 function wake(c) {
   const slot = c.slot;
@@ -93,11 +121,20 @@ export function call_tool(tools, ids, ix, attempt, callId, context, results, ms)
   if (typeof f !== 'function') return undefined;
   const c = new ToolCall();
   c.tool = tool;
-  const input = {
-    tool, attempt, callId,
-    get signal() { return c.signal(); },
-    context, results: Object.assign({}, results),
-  };
+  // `signal` is an own enumerable getter, as a literal's `get signal()` would be; one shared
+  // getter finds its call through a private field (a getter per call cost half a microsecond).
+  const input = { tool, attempt, callId };
+  Object.defineProperty(input, 'signal', SIGNAL);
+  if (!('context' in Object.prototype || 'results' in Object.prototype)) {
+    input.context = context;
+    input.results = Object.assign({}, results);
+  } else {
+    // An inherited `context` or `results` (a setter, a read-only value) must not take the
+    // assignment: defined, as an object literal would.
+    defineOwn(input, 'context', context);
+    defineOwn(input, 'results', Object.assign({}, results));
+  }
+  new Stamp(input, c);
   let p;
   try {
     p = Promise.resolve(f(input));
@@ -108,48 +145,40 @@ export function call_tool(tools, ids, ix, attempt, callId, context, results, ms)
   call_wait(c, ms);
   return c;
 }
-export function tool_output(c, v, text_read) {
-  // A value that is plainly no structured failure, as JSON text; its copy (what later tools
-  // get) kept for call_keep. Anything else (`success: false`, a throwing getter, no JSON) is
-  // `undefined`: the Rust side reads it and says what is wrong. When the core reads no output
-  // of this tool (`text_read` false: no validator, guard or verify reads it) and the text is
-  // too short to nest past the core's parser's depth limit (128), the text stays here and ''
-  // says it was an output.
+export function tool_output(c, text_read) {
+  // What the call returned (`c.value`): 0 when it is not plainly an output (`success: false`, a
+  // throwing getter, no JSON: the Rust side reads it and says what is wrong); else its copy
+  // (what later tools get) is kept for call_keep, and 2 says its JSON text is in `c.text`. When
+  // the core reads no output of this tool (`text_read` false: no validator, guard or verify
+  // reads it) and the text is too short to nest past the core's parser's depth limit (128),
+  // the text stays here and 1 says it was an output.
+  const v = c.value;
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     try {
-      if (v.success === false) return undefined;
+      if (v.success === false) return 0;
     } catch (_) {
-      return undefined;
+      return 0;
     }
   }
   let text;
   try {
     text = JSON.stringify(v);
   } catch (_) {
-    return undefined;
+    return 0;
   }
-  if (typeof text !== 'string') return undefined;
+  if (typeof text !== 'string') return 0;
   c.copy = JSON.parse(text);
-  return text_read || text.length > 200 ? text : '';
+  if (!text_read && text.length <= 200) return 1;
+  c.text = text;
+  return 2;
+}
+export function call_text(c) {
+  const text = c.text;
+  c.text = '';
+  return text;
 }
 export function call_keep(c, results) {
   results[c.tool] = c.copy;
-}
-export function run_options(o) {
-  // The options in one crossing when they are plain: own string keys all known, no getter
-  // throws. Anything else is `undefined`, and the Rust side reads them one by one and words
-  // the error.
-  if (typeof o !== 'object' || o === null) return undefined;
-  try {
-    for (const k of Reflect.ownKeys(o)) if (typeof k === 'string' && !OPTIONS.has(k)) return undefined;
-    const v = [o.tools, o.escalate, o.onEvent, o.timeoutMs, o.escalateTimeoutMs, o.deadlineMs, o.clock, o.sleep];
-    let given = 0;
-    for (let i = 0; i < 8; i++) if (v[i] !== undefined && v[i] !== null) given |= 1 << i;
-    v.push(given);
-    return v;
-  } catch (_) {
-    return undefined;
-  }
 }
 let crypto = null;
 export function random_uuid() {
@@ -167,9 +196,28 @@ export function given_result(p, ms) {
   call_wait(c, ms);
   return c;
 }
+// Calls whose timeouts are armed when they have not settled within two microtask turns: one
+// pair of promise jobs for every call started in a turn (Node's `queueMicrotask` makes an async
+// resource per call, and a call whose tool settled in that turn needs no timer).
+const RESOLVED = Promise.resolve();
+let arming = [];
+let armingQueued = false;
+function armLater() {
+  // Calls started from here on are the next batch's.
+  const calls = arming;
+  arming = [];
+  armingQueued = false;
+  RESOLVED.then(() => {
+    for (let i = 0; i < calls.length; i++) arm(calls[i], calls[i].ms);
+  });
+}
 function call_wait(c, ms) {
-  // The call's timeout of `ms`, armed when it has not settled within this microtask turn.
-  queueMicrotask(() => arm(c, ms));
+  c.ms = ms;
+  arming.push(c);
+  if (!armingQueued) {
+    armingQueued = true;
+    RESOLVED.then(armLater);
+  }
 }
 export function call_late(c, ms) {
   c.expired = false;
@@ -192,30 +240,6 @@ export function call_clear(c) {
     clearTimeout(c.timer);
     c.timer = null;
   }
-}
-function own(o, value) {
-  Object.defineProperty(o, 'events', { value, enumerable: true, configurable: true, writable: true });
-  return value;
-}
-export function run_result(outcome, events) {
-  return result(JSON.parse(outcome), events);
-}
-const STATUS = ['completed', 'demoted', 'escalated'];
-export function run_result_plain(status, ids, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
-  // The keys in the order `outcome_to_json_camel` writes them; the goals by node index.
-  const outcome = { status: STATUS[status], goal: ids.ids[goal], originalGoal: ids.ids[originalGoal], path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
-  return result(outcome, events);
-}
-function result(outcome, events) {
-  return {
-    outcome,
-    get events() {
-      return own(this, JSON.parse(events));
-    },
-    set events(value) {
-      own(this, value);
-    },
-  };
 }
 export function call_abort(c, name, message) {
   if (c.reason !== null) return;
@@ -245,17 +269,15 @@ extern "C" {
         results: &JsValue,
         ms: f64,
     ) -> JsValue;
-    /// What a call returned as JSON text when it is plainly an output (its copy kept in the
-    /// call), else `None`.
-    /// `Some("")` for a short output when `text_read` is false: one whose text the core does
-    /// not read (a long one is handed over still, for the parser's depth check).
-    pub(super) fn tool_output(c: &JsValue, v: &JsValue, text_read: bool) -> Option<String>;
+    /// What the call returned, read in JS: 0 when it is not plainly an output (read it with
+    /// [`call_value`]); 2 when it is, its JSON text then taken by [`call_text`] (its copy kept
+    /// in the call); 1 for a short output when `text_read` is false: one whose text the core
+    /// does not read (a long one is handed over still, for the parser's depth check).
+    pub(super) fn tool_output(c: &JsValue, text_read: bool) -> u32;
+    /// The JSON text [`tool_output`] kept.
+    pub(super) fn call_text(c: &JsValue) -> String;
     /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
     pub(super) fn call_keep(c: &JsValue, results: &JsValue);
-    /// `[tools, escalate, onEvent, timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep,
-    /// given]` when the options are plain (known keys, no getter that throws), else
-    /// `undefined`; bit `i` of `given` says the option at `i` is not nullish.
-    pub(super) fn run_options(o: &JsValue) -> JsValue;
     /// `crypto.randomUUID()`, or `None` where there is none.
     pub(super) fn random_uuid() -> Option<String>;
     /// A call that did not reach a tool: its result is the promise given (its timeout armed
@@ -272,79 +294,8 @@ extern "C" {
     fn set_notify(f: &JsValue);
     /// Clears the call's timer, and arms none after.
     pub(super) fn call_clear(c: &JsValue);
-    /// What a run resolves with, from the JSON texts of its outcome and its events: the events
-    /// (most of the text) are parsed when first read, a data property from then on.
-    fn run_result(outcome: &str, events: &str) -> JsValue;
-    /// [`run_result`] for the common outcome, from its fields (only the path as JSON text, the
-    /// goals as indices into the ids of `ids`, [`crate::route::RouteJs`]'s state).
-    #[allow(clippy::too_many_arguments)]
-    fn run_result_plain(
-        status: u32,
-        ids: &JsValue,
-        goal: u32,
-        original_goal: u32,
-        path: &str,
-        cost: f64,
-        tool_calls: u32,
-        llm_calls: u32,
-        reroutes: u32,
-        retries: u32,
-        failures: u32,
-        revisits: u32,
-        events: &str,
-    ) -> JsValue;
     /// Aborts the call's signal (now, or when a tool reads it) with an `Error` named `name`.
     pub(super) fn call_abort(c: &JsValue, name: &str, message: &str);
-}
-
-/// What a run resolves with: its outcome and its events' JSON text, parsed when first read. An
-/// outcome with no abandoned work, sunk cost or message and a finite cost (most) is built from
-/// its fields, not parsed from JSON text; the object is the same (`outcome_to_json_camel`'s keys,
-/// in its order).
-pub(super) fn run_result_of(o: &Outcome, events: &str, graph: Option<&ToolGraph>, ids: &JsValue) -> JsValue {
-    let Outcome {
-        status,
-        goal,
-        original_goal,
-        path,
-        cost,
-        abandoned,
-        sunk_cost,
-        tool_calls,
-        llm_calls,
-        reroutes,
-        retries,
-        failures,
-        revisits,
-        message,
-    } = o;
-    let goals = graph.and_then(|g| g.index(goal).zip(g.index(original_goal)));
-    let Some((goal, original_goal)) =
-        goals.filter(|_| abandoned.is_empty() && *sunk_cost == 0.0 && message.is_none() && cost.is_finite())
-    else {
-        return run_result(&outcome_to_json_camel(o), events);
-    };
-    // An index into the JS half's `STATUS`: serde's `rename_all = "snake_case"` names.
-    let status = match status {
-        Status::Completed => 0,
-        Status::Demoted => 1,
-        Status::Escalated => 2,
-    };
-    run_result_plain(
-        status,
-        ids,
-        goal as u32,
-        original_goal as u32,
-        &strings_to_json(path),
-        *cost,
-        *tool_calls,
-        *llm_calls,
-        *reroutes,
-        *retries,
-        *failures,
-        *revisits,
-        events,
-    )
 }
 
 thread_local! {
@@ -365,8 +316,16 @@ fn wake_slot(slot: u32) {
     }
 }
 
-/// Waits for a call ([`call_tool`] or [`call_late`] armed its timer): `Ok(value)` when it
-/// returned, `Err(e)` when it threw, `Ok(call)` when the wait's time is up.
+/// How a wait for a call ended.
+pub(super) enum CallEnd {
+    /// The tool returned: its value stays in the call ([`tool_output`], [`call_value`]).
+    Returned,
+    Threw(JsValue),
+    /// The wait's time is up.
+    Expired,
+}
+
+/// Waits for a call ([`call_tool`] or [`call_late`] armed its timer).
 pub(super) struct CallWait {
     call: JsValue,
     slot: u32,
@@ -389,13 +348,13 @@ impl CallWait {
 }
 
 impl Future for CallWait {
-    type Output = Result<JsValue, JsValue>;
+    type Output = CallEnd;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match call_poll(&self.call, self.slot) {
-            1 => Poll::Ready(Ok(call_value(&self.call))),
-            2 => Poll::Ready(Err(call_value(&self.call))),
-            3 => Poll::Ready(Ok(self.call.clone())),
+            1 => Poll::Ready(CallEnd::Returned),
+            2 => Poll::Ready(CallEnd::Threw(call_value(&self.call))),
+            3 => Poll::Ready(CallEnd::Expired),
             _ => {
                 WAKERS.with(|w| {
                     if let Some(place) = w.borrow_mut().get_mut(self.slot as usize) {

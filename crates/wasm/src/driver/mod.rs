@@ -41,7 +41,7 @@ use std::task::Poll;
 use js_sys::{Array, Function, Object, Promise};
 use shr_core::{Action, Decision, Event, Outcome, Run};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use crate::convert::{events_to_json_camel, get, is_nullish, to_js};
 use crate::error::{message_of, ShrError};
@@ -51,6 +51,8 @@ mod call;
 mod js;
 mod options;
 mod outcome;
+mod result;
+mod task;
 mod wait;
 
 use call::{InFlight, Phase};
@@ -90,7 +92,7 @@ impl From<ShrError> for End {
 }
 
 pub(crate) fn run(inner: Rc<RefCell<Inner>>, task: JsValue, options: JsValue) -> Promise {
-    future_to_promise(async move { drive(inner, task, options).await.map_err(ShrError::into_js) })
+    task::spawn(async move { drive(inner, task, options).await.map_err(ShrError::into_js) })
 }
 
 async fn drive(
@@ -140,7 +142,7 @@ async fn drive(
         late_ms,
         outputs_read,
     };
-    let result = host.drive(&inner, &mut run).await;
+    let result = host.drive(&inner, &mut run, t0).await;
     host.abandon();
     // Finished, expired or rejected: the places of calls still out are given back now, not
     // when their leases run out.
@@ -153,7 +155,7 @@ async fn drive(
     match texts {
         Ok((outcome, events)) => {
             let inner = inner.try_borrow().ok();
-            Ok(js::run_result_of(&outcome, &events, inner.as_ref().map(|i| i.router.graph()), &host.ids))
+            Ok(result::run_result_of(&outcome, &events, inner.as_ref().map(|i| i.router.graph()), &host.ids))
         }
         Err(e) => Err(e.with("events", to_js(&host.events).unwrap_or_else(|_| Array::new().into()))),
     }
@@ -178,8 +180,8 @@ struct Host {
 }
 
 impl Host {
-    async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, ShrError> {
-        match self.steps(inner, run).await {
+    async fn drive(&mut self, inner: &RefCell<Inner>, run: &mut Run, t0: u64) -> Result<Outcome, ShrError> {
+        match self.steps(inner, run, t0).await {
             Ok(o) => Ok(o),
             Err(End::Failed(e)) => Err(e),
             Err(End::Expired(why)) => {
@@ -195,9 +197,10 @@ impl Host {
         }
     }
 
-    async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run) -> Result<Outcome, End> {
-        // A reading taken with no wait (and no host code) since is reused: one reading a step.
-        let mut read: Option<u64> = None;
+    async fn steps(&mut self, inner: &RefCell<Inner>, run: &mut Run, t0: u64) -> Result<Outcome, End> {
+        // A reading taken with no wait (and no host code) since is reused: one reading a step,
+        // and the run's start time for its first.
+        let mut read: Option<u64> = Some(t0);
         loop {
             let now = match read.take() {
                 Some(now) => now,

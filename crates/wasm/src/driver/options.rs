@@ -1,12 +1,64 @@
 //! The options of `Router.run`, read strictly: a misspelt option is `bad_options` naming it, and
 //! every duration fits a JS timer.
 
-use js_sys::{Array, Function};
-use wasm_bindgen::{JsCast, JsValue};
+use js_sys::Function;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::convert::{get, is_nullish, only_keys, opt_fn};
 use crate::error::ShrError;
 use crate::read_clock;
+
+#[wasm_bindgen(inline_js = r#"
+const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
+// The last options read, by position, until the Rust side takes them (`run_option`).
+const read = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
+export function run_options(o) {
+  // The options read once when they are plain: own string keys all known, no getter throws,
+  // `tools` an object. Then bit `i` of the answer says the option at `i` is not nullish, and
+  // `run_option(i)` gives it. Anything else is -1, and the Rust side reads them one by one and
+  // words the error. (`read` is empty here: Rust takes every option given.)
+  if (typeof o !== 'object' || o === null) return -1;
+  try {
+    const keys = Reflect.ownKeys(o);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (typeof k === 'string' && !OPTIONS.has(k)) return -1;
+    }
+    read[0] = o.tools;
+    read[1] = o.escalate;
+    read[2] = o.onEvent;
+    read[3] = o.timeoutMs;
+    read[4] = o.escalateTimeoutMs;
+    read[5] = o.deadlineMs;
+    read[6] = o.clock;
+    read[7] = o.sleep;
+  } catch (_) {
+    read.fill(undefined);
+    return -1;
+  }
+  if (typeof read[0] !== 'object' || read[0] === null) {
+    read.fill(undefined);
+    return -1;
+  }
+  let given = 0;
+  for (let i = 0; i < 8; i++) if (read[i] !== undefined && read[i] !== null) given |= 1 << i;
+  return given;
+}
+export function run_option(i) {
+  const v = read[i];
+  read[i] = undefined;
+  return v;
+}
+"#)]
+extern "C" {
+    /// Reads the options when they are plain (known keys, no getter that throws, `tools` an
+    /// object): bit `i` of the answer says the option at `i` of `[tools, escalate, onEvent,
+    /// timeoutMs, escalateTimeoutMs, deadlineMs, clock, sleep]` is not nullish; -1 otherwise.
+    fn run_options(o: &JsValue) -> i32;
+    /// The option at `i` that [`run_options`] read (given once: JS keeps it no longer).
+    fn run_option(i: u32) -> JsValue;
+}
 
 /// Default per-call timeout (the core's `admission.call_timeout_ms`, which a router's config
 /// may change).
@@ -53,9 +105,9 @@ impl RunOptions {
     pub(super) fn parse(options: &JsValue, router_clock: Option<Function>) -> Result<RunOptions, ShrError> {
         // Plain options are read in one crossing and checked here; anything unusual (an
         // unknown key, a getter that throws) is read again below, which words the error.
-        let plain = super::js::run_options(options);
-        if Array::is_array(&plain) {
-            if let Some(opts) = Self::checked(Array::from(&plain), router_clock.clone()) {
+        let given = run_options(options);
+        if let Ok(given) = u32::try_from(given) {
+            if let Some(opts) = Self::checked(given, router_clock.clone()) {
                 return Ok(opts);
             }
         }
@@ -108,40 +160,41 @@ impl RunOptions {
         })
     }
 
-    /// The options [`super::js::run_options`] read, when each is what it must be; `None` sends
+    /// The options [`run_options`] read, when each is what it must be; `None` sends
     /// them to [`RunOptions::parse`]'s reading, which says what is wrong.
-    fn checked(v: Array, router_clock: Option<Function>) -> Option<RunOptions> {
-        // Only the options given are read (each read is a crossing).
-        let given = v.get(8).as_f64()? as u32;
-        let absent = |i: u32| given & (1 << i) == 0;
-        let f = |i: u32| -> Option<Option<Function>> {
+    fn checked(given: u32, router_clock: Option<Function>) -> Option<RunOptions> {
+        // Only the options given are taken (each is a crossing); every one given is taken
+        // before any check fails, so that JS keeps none.
+        let mut v: [JsValue; 8] = Default::default();
+        for (i, slot) in v.iter_mut().enumerate() {
+            if given & (1 << i) != 0 {
+                *slot = run_option(i as u32);
+            }
+        }
+        let absent = |i: usize| given & (1 << i) == 0;
+        let f = |i: usize| -> Option<Option<Function>> {
             if absent(i) {
                 Some(None)
             } else {
-                v.get(i).dyn_into::<Function>().ok().map(Some)
+                v[i].clone().dyn_into::<Function>().ok().map(Some)
             }
         };
-        let ms = |i: u32, default: Option<f64>| -> Option<Option<f64>> {
+        let ms = |i: usize, default: Option<f64>| -> Option<Option<f64>> {
             if absent(i) {
                 return Some(default);
             }
-            match v.get(i).as_f64() {
+            match v[i].as_f64() {
                 Some(ms) if ms == f64::INFINITY => Some(None),
                 Some(ms) if ms > 0.0 && ms <= MAX_TIMER_MS => Some(Some(ms)),
                 _ => None,
             }
         };
-        let tools = v.get(0);
-        if !tools.is_object() {
-            return None;
-        }
         let timeout_ms = if absent(3) {
             None
         } else {
             Some(ms(3, None)?.map_or(shr_core::limits::MAX_TIMEOUT_MS, |ms| ms as u64))
         };
         Some(RunOptions {
-            tools,
             escalate: f(1)?,
             on_event: f(2)?,
             timeout_ms,
@@ -149,6 +202,7 @@ impl RunOptions {
             deadline_ms: ms(5, None)?,
             clock: f(6)?.or(router_clock),
             sleep: f(7)?,
+            tools: core::mem::take(&mut v[0]),
         })
     }
 

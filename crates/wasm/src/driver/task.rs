@@ -1,0 +1,174 @@
+//! The driver's own executor: a run is a future polled from a promise job, and its promise is
+//! settled with what the future gives (what `future_to_promise` does, without its costs: a
+//! closure crossing to make each promise, and Node's `queueMicrotask`, which makes an async
+//! resource each time a run is woken; issue 48, target 3).
+//!
+//! A run is polled in a microtask after it starts and after each wake, never within the call
+//! that wakes it (a tool's settling wakes its run, which then reads every call already settled,
+//! in call order). Runs woken in one turn are polled in one job, in the order they were woken.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = r#"
+const RESOLVED = Promise.resolve();
+let poll = null;
+const resolves = [];
+const rejects = [];
+export function set_poll(f) {
+  poll = f;
+}
+export function queue_poll() {
+  RESOLVED.then(poll);
+}
+export function job_promise(slot) {
+  return new Promise((resolve, reject) => {
+    resolves[slot] = resolve;
+    rejects[slot] = reject;
+  });
+}
+export function job_settle(slot, ok, value) {
+  const settle = ok ? resolves[slot] : rejects[slot];
+  resolves[slot] = undefined;
+  rejects[slot] = undefined;
+  settle(value);
+}
+"#)]
+extern "C" {
+    /// The function [`queue_poll`] runs in a promise job.
+    fn set_poll(f: &JsValue);
+    /// Polls the runs woken, in a promise job.
+    fn queue_poll();
+    /// The promise of the run in `slot`.
+    fn job_promise(slot: u32) -> Promise;
+    /// Resolves (`ok`) or rejects the promise of the run in `slot` with `value`.
+    fn job_settle(slot: u32, ok: bool, value: &JsValue);
+}
+
+type Job = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
+
+/// A run's place: its future (taken out while it is polled) and the waker that queues it.
+struct Place {
+    job: Option<Job>,
+    waker: Waker,
+    /// Counts the runs the place has held: a waker of an earlier run wakes nothing.
+    generation: u32,
+    queued: bool,
+}
+
+thread_local! {
+    static PLACES: RefCell<Vec<Place>> = const { RefCell::new(Vec::new()) };
+    static FREE: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+    /// The runs woken since the last poll job, by (slot, generation).
+    static WOKEN: RefCell<VecDeque<(u32, u32)>> = const { RefCell::new(VecDeque::new()) };
+    /// Whether a poll job is queued.
+    static QUEUED: Cell<bool> = const { Cell::new(false) };
+    /// Whether JS has the function that polls.
+    static POLL_SET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Wakes the run in `slot` while it holds `generation`.
+struct RunWaker {
+    slot: u32,
+    generation: u32,
+}
+
+impl Wake for RunWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        wake(self.slot, self.generation);
+    }
+}
+
+fn wake(slot: u32, generation: u32) {
+    let fresh = PLACES.with(|p| {
+        let Ok(mut places) = p.try_borrow_mut() else { return true };
+        match places.get_mut(slot as usize) {
+            Some(place) if place.generation == generation && !place.queued => {
+                place.queued = true;
+                true
+            }
+            _ => false,
+        }
+    });
+    if !fresh {
+        return;
+    }
+    WOKEN.with(|w| w.borrow_mut().push_back((slot, generation)));
+    if !QUEUED.with(|q| q.replace(true)) {
+        queue_poll();
+    }
+}
+
+/// Polls the runs woken before this job (runs woken while it runs are polled in the next). A
+/// poll that throws leaves the runs after it woken, for the next job.
+fn poll_woken() {
+    QUEUED.with(|q| q.set(false));
+    let count = WOKEN.with(|w| w.borrow().len());
+    for _ in 0..count {
+        let Some((slot, generation)) = WOKEN.with(|w| w.borrow_mut().pop_front()) else { break };
+        let taken = PLACES.with(|p| {
+            let mut places = p.borrow_mut();
+            let place = places.get_mut(slot as usize).filter(|place| place.generation == generation)?;
+            place.queued = false;
+            Some((place.job.take()?, place.waker.clone()))
+        });
+        let Some((mut job, waker)) = taken else { continue };
+        match job.as_mut().poll(&mut Context::from_waker(&waker)) {
+            Poll::Pending => PLACES.with(|p| {
+                if let Some(place) = p.borrow_mut().get_mut(slot as usize) {
+                    place.job = Some(job);
+                }
+            }),
+            Poll::Ready(result) => {
+                drop(job);
+                PLACES.with(|p| {
+                    if let Some(place) = p.borrow_mut().get_mut(slot as usize) {
+                        place.generation = place.generation.wrapping_add(1);
+                        place.queued = false;
+                    }
+                });
+                FREE.with(|f| f.borrow_mut().push(slot));
+                match result {
+                    Ok(v) => job_settle(slot, true, &v),
+                    Err(e) => job_settle(slot, false, &e),
+                }
+            }
+        }
+    }
+}
+
+/// Runs `future` from the next microtask on; the promise settles with what it gives.
+pub(super) fn spawn(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    if !POLL_SET.with(|s| s.replace(true)) {
+        set_poll(&Closure::<dyn FnMut()>::new(poll_woken).into_js_value());
+    }
+    let job: Job = Box::pin(future);
+    let slot = FREE.with(|f| f.borrow_mut().pop());
+    let (slot, generation) = PLACES.with(|p| {
+        let mut places = p.borrow_mut();
+        let slot = slot.unwrap_or(places.len() as u32);
+        let generation = places.get(slot as usize).map_or(0, |place| place.generation);
+        // A waker of the place's earlier runs stays stale: it names an earlier generation.
+        let waker = Waker::from(Arc::new(RunWaker { slot, generation }));
+        let place = Place { job: Some(job), waker, generation, queued: false };
+        match places.get_mut(slot as usize) {
+            Some(p) => *p = place,
+            None => places.push(place),
+        }
+        (slot, generation)
+    });
+    let promise = job_promise(slot);
+    wake(slot, generation);
+    promise
+}
