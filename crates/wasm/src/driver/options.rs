@@ -9,48 +9,7 @@ use crate::convert::{get, is_nullish, only_keys, opt_fn};
 use crate::error::ShrError;
 use crate::read_clock;
 
-#[wasm_bindgen(inline_js = r#"
-const OPTIONS = new Set(['tools', 'escalate', 'onEvent', 'timeoutMs', 'escalateTimeoutMs', 'deadlineMs', 'clock', 'sleep']);
-// The last options read, by position, until the Rust side takes them (`run_option`).
-const read = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
-export function run_options(o) {
-  // The options read once when they are plain: own string keys all known, no getter throws,
-  // `tools` an object. Then bit `i` of the answer says the option at `i` is not nullish, and
-  // `run_option(i)` gives it. Anything else is -1, and the Rust side reads them one by one and
-  // words the error. (`read` is empty here: Rust takes every option given.)
-  if (typeof o !== 'object' || o === null) return -1;
-  try {
-    const keys = Reflect.ownKeys(o);
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
-      if (typeof k === 'string' && !OPTIONS.has(k)) return -1;
-    }
-    read[0] = o.tools;
-    read[1] = o.escalate;
-    read[2] = o.onEvent;
-    read[3] = o.timeoutMs;
-    read[4] = o.escalateTimeoutMs;
-    read[5] = o.deadlineMs;
-    read[6] = o.clock;
-    read[7] = o.sleep;
-  } catch (_) {
-    read.fill(undefined);
-    return -1;
-  }
-  if (typeof read[0] !== 'object' || read[0] === null) {
-    read.fill(undefined);
-    return -1;
-  }
-  let given = 0;
-  for (let i = 0; i < 8; i++) if (read[i] !== undefined && read[i] !== null) given |= 1 << i;
-  return given;
-}
-export function run_option(i) {
-  const v = read[i];
-  read[i] = undefined;
-  return v;
-}
-"#)]
+#[wasm_bindgen(module = "/src/driver/driver.js")]
 extern "C" {
     /// Reads the options when they are plain (known keys, no getter that throws, `tools` an
     /// object): bit `i` of the answer says the option at `i` of `[tools, escalate, onEvent,

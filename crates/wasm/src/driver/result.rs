@@ -9,63 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::convert::{outcome_to_json_camel, strings_to_json};
 
-#[wasm_bindgen(inline_js = r#"
-// Adds a private field to an object made elsewhere (a base constructor may return any object):
-// what it holds is invisible to the object's users (no key, no symbol, the prototype unchanged).
-// Also in js.rs: wasm-bindgen's inline snippets cannot import one another, and each file's
-// private field is its own.
-class Through {
-  constructor(o) {
-    return o;
-  }
-}
-class Stamp extends Through {
-  #held;
-  constructor(o, held) {
-    super(o);
-    this.#held = held;
-  }
-  static held(o) {
-    return typeof o === 'object' && o !== null && #held in o ? o.#held : null;
-  }
-  static drop(o) {
-    o.#held = null;
-  }
-}
-// The accessors a literal's `get events()`/`set events()` would make, made once; the first
-// read (or a write) makes `events` a data property and lets the text go.
-const EVENTS = Object.getOwnPropertyDescriptor({
-  get events() {
-    const text = Stamp.held(this);
-    if (text === null) return undefined;
-    Stamp.drop(this);
-    return own(this, JSON.parse(text));
-  },
-  set events(value) {
-    if (Stamp.held(this) !== null) Stamp.drop(this);
-    own(this, value);
-  },
-}, 'events');
-function own(o, value) {
-  Object.defineProperty(o, 'events', { value, enumerable: true, configurable: true, writable: true });
-  return value;
-}
-export function run_result(outcome, events) {
-  return result(JSON.parse(outcome), events);
-}
-const STATUS = ['completed', 'demoted', 'escalated'];
-export function run_result_plain(status, ids, goal, originalGoal, path, cost, toolCalls, llmCalls, reroutes, retries, failures, revisits, events) {
-  // The keys in the order `outcome_to_json_camel` writes them; the goals by node index.
-  const outcome = { status: STATUS[status], goal: ids.ids[goal], originalGoal: ids.ids[originalGoal], path: JSON.parse(path), cost, toolCalls, llmCalls, reroutes, retries, failures, revisits };
-  return result(outcome, events);
-}
-function result(outcome, events) {
-  const r = { outcome };
-  Object.defineProperty(r, 'events', EVENTS);
-  new Stamp(r, events);
-  return r;
-}
-"#)]
+#[wasm_bindgen(module = "/src/driver/driver.js")]
 extern "C" {
     /// What a run resolves with, from the JSON texts of its outcome and its events: the events
     /// (most of the text) are parsed when first read, a data property from then on.

@@ -17,30 +17,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(inline_js = r#"
-const RESOLVED = Promise.resolve();
-let poll = null;
-const resolves = [];
-const rejects = [];
-export function set_poll(f) {
-  poll = f;
-}
-export function queue_poll() {
-  RESOLVED.then(poll);
-}
-export function job_promise(slot) {
-  return new Promise((resolve, reject) => {
-    resolves[slot] = resolve;
-    rejects[slot] = reject;
-  });
-}
-export function job_settle(slot, ok, value) {
-  const settle = ok ? resolves[slot] : rejects[slot];
-  resolves[slot] = undefined;
-  rejects[slot] = undefined;
-  settle(value);
-}
-"#)]
+#[wasm_bindgen(module = "/src/driver/driver.js")]
 extern "C" {
     /// The function [`queue_poll`] runs in a promise job.
     fn set_poll(f: &JsValue);
