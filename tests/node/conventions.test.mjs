@@ -201,3 +201,43 @@ test('one shape: a tool input and a run result keep their accessors; a prompt to
   assert.deepEqual(Object.keys(inputs[1]), ['tool', 'attempt', 'callId', 'signal', 'context', 'results']);
   assert.deepEqual(inputs[1].results, {});
 });
+
+test('one shape: outputs of tools named `__proto__`, `constructor` or a polluted key reach later tools', async () => {
+  // A tool's output is kept in `results` under its id: defined as an own key, never assigned
+  // through what the object inherits (a setter on Object.prototype, the `__proto__` accessor).
+  const ids = ['__proto__', 'constructor', 'polluted', 'last'];
+  const chain = ['start', ...ids, 'done'];
+  const r = Router.fromJson({
+    nodes: chain.map((id) => (id === 'start' || id === 'done' ? { id, tool: false } : { id })),
+    edges: chain.slice(1).map((to, i) => ({ from: chain[i], to })),
+    start: 'start',
+    goal: 'done',
+  });
+  const seen = [];
+  const tools = {};
+  ids.forEach((id, i) => Object.defineProperty(tools, id, {
+    enumerable: true,
+    value: async (input) => { seen.push(input.results); return { n: i }; },
+  }));
+  let setterCalls = 0;
+  Object.defineProperty(Object.prototype, 'polluted', {
+    get() { return 'inherited'; },
+    set() { setterCalls += 1; throw new Error('a polluted setter ran'); },
+    configurable: true,
+  });
+  let res;
+  try {
+    res = await r.run(null, { tools });
+  } finally {
+    delete Object.prototype.polluted;
+  }
+  assert.deepEqual(res.outcome.path, chain);
+  assert.equal(setterCalls, 0);
+  const last = seen[3];
+  assert.deepEqual(Object.keys(last), ['__proto__', 'constructor', 'polluted']);
+  assert.equal(Object.getPrototypeOf(last), Object.prototype);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(last, '__proto__').value, { n: 0 });
+  assert.deepEqual(last.constructor, { n: 1 });
+  assert.deepEqual(Object.getOwnPropertyDescriptor(last, 'polluted').value, { n: 2 });
+  assert.deepEqual(Object.keys(seen[1]), ['__proto__'], 'each tool sees the outputs before it');
+});

@@ -29,13 +29,22 @@ class Stamp extends Through {
 // The executor (task.rs).
 const RESOLVED = Promise.resolve();
 let poll = null;
+let threw = null;
 const resolves = [];
 const rejects = [];
-export function set_poll(f) {
-  poll = f;
+export function set_poll(p, t) {
+  poll = p;
+  threw = t;
+}
+function pollJob() {
+  try {
+    poll();
+  } catch (e) {
+    threw(e);
+  }
 }
 export function queue_poll() {
-  RESOLVED.then(poll);
+  RESOLVED.then(pollJob);
 }
 export function job_promise(slot) {
   return new Promise((resolve, reject) => {
@@ -140,12 +149,12 @@ export function call_tool(tools, ids, ix, attempt, callId, context, results, ms)
   Object.defineProperty(input, 'signal', SIGNAL);
   if (!('context' in Object.prototype || 'results' in Object.prototype)) {
     input.context = context;
-    input.results = Object.assign({}, results);
+    input.results = { ...results };
   } else {
     // An inherited `context` or `results` (a setter, a read-only value) must not take the
     // assignment: defined, as an object literal would.
     defineOwn(input, 'context', context);
-    defineOwn(input, 'results', Object.assign({}, results));
+    defineOwn(input, 'results', { ...results });
   }
   new Stamp(input, c);
   let p;
@@ -191,7 +200,13 @@ export function call_text(c) {
   return text;
 }
 export function call_keep(c, results) {
-  results[c.tool] = c.copy;
+  keep(results, c.tool, c.copy);
+}
+export function keep(results, tool, value) {
+  // A tool may be named `__proto__`, or what a polluted `Object.prototype` has a setter for: the
+  // output is defined, as an object literal's key would be, not assigned to what is inherited.
+  if (tool in Object.prototype) defineOwn(results, tool, value);
+  else results[tool] = value;
 }
 let crypto = null;
 export function random_uuid() {

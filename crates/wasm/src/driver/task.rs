@@ -17,10 +17,12 @@ use std::task::{Context, Poll, Wake, Waker};
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
+use crate::error::{message_of, ShrError};
+
 #[wasm_bindgen(module = "/src/driver/driver.js")]
 extern "C" {
-    /// The function [`queue_poll`] runs in a promise job.
-    fn set_poll(f: &JsValue);
+    /// The function [`queue_poll`] runs in a promise job, and the one given what it threw.
+    fn set_poll(poll: &JsValue, threw: &JsValue);
     /// Polls the runs woken, in a promise job.
     fn queue_poll();
     /// The promise of the run in `slot`.
@@ -49,6 +51,8 @@ thread_local! {
     static QUEUED: Cell<bool> = const { Cell::new(false) };
     /// Whether JS has the function that polls.
     static POLL_SET: Cell<bool> = const { Cell::new(false) };
+    /// The run being polled, by (slot, generation): still set when its poll threw.
+    static POLLING: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
 }
 
 /// Wakes the run in `slot` while it holds `generation`.
@@ -88,7 +92,7 @@ fn wake(slot: u32, generation: u32) {
 }
 
 /// Polls the runs woken before this job (runs woken while it runs are polled in the next). A
-/// poll that throws leaves the runs after it woken, for the next job.
+/// poll that throws ends its run ([`poll_threw`]) and leaves the runs after it woken.
 fn poll_woken() {
     QUEUED.with(|q| q.set(false));
     let count = WOKEN.with(|w| w.borrow().len());
@@ -101,7 +105,10 @@ fn poll_woken() {
             Some((place.job.take()?, place.waker.clone()))
         });
         let Some((mut job, waker)) = taken else { continue };
-        match job.as_mut().poll(&mut Context::from_waker(&waker)) {
+        POLLING.with(|p| p.set(Some((slot, generation))));
+        let polled = job.as_mut().poll(&mut Context::from_waker(&waker));
+        POLLING.with(|p| p.set(None));
+        match polled {
             Poll::Pending => PLACES.with(|p| {
                 if let Some(place) = p.borrow_mut().get_mut(slot as usize) {
                     place.job = Some(job);
@@ -109,26 +116,47 @@ fn poll_woken() {
             }),
             Poll::Ready(result) => {
                 drop(job);
-                PLACES.with(|p| {
-                    if let Some(place) = p.borrow_mut().get_mut(slot as usize) {
-                        place.generation = place.generation.wrapping_add(1);
-                        place.queued = false;
-                    }
-                });
-                FREE.with(|f| f.borrow_mut().push(slot));
-                match result {
-                    Ok(v) => job_settle(slot, true, &v),
-                    Err(e) => job_settle(slot, false, &e),
-                }
+                settle(slot, result);
             }
         }
+    }
+}
+
+/// Gives the place back (its wakers stale from now on) and settles its run's promise.
+fn settle(slot: u32, result: Result<JsValue, JsValue>) {
+    PLACES.with(|p| {
+        if let Some(place) = p.borrow_mut().get_mut(slot as usize) {
+            place.generation = place.generation.wrapping_add(1);
+            place.queued = false;
+        }
+    });
+    FREE.with(|f| f.borrow_mut().push(slot));
+    match result {
+        Ok(v) => job_settle(slot, true, &v),
+        Err(e) => job_settle(slot, false, &e),
+    }
+}
+
+/// A poll threw (JS code that should not throw did, or a trap): the run it was polling rejects,
+/// not waits forever, and the runs woken after it are polled in the next job. What the poll
+/// held is not dropped (a throw unwinds past Rust's destructors); its wakers are stale.
+fn poll_threw(thrown: JsValue) {
+    if let Some((slot, _)) = POLLING.with(|p| p.take()) {
+        let why = format!("the run's driver threw: {}", message_of(&thrown));
+        settle(slot, Err(ShrError::new("internal", why).with("cause", thrown).into_js()));
+    }
+    if !WOKEN.with(|w| w.borrow().is_empty()) && !QUEUED.with(|q| q.replace(true)) {
+        queue_poll();
     }
 }
 
 /// Runs `future` from the next microtask on; the promise settles with what it gives.
 pub(super) fn spawn(future: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
     if !POLL_SET.with(|s| s.replace(true)) {
-        set_poll(&Closure::<dyn FnMut()>::new(poll_woken).into_js_value());
+        set_poll(
+            &Closure::<dyn FnMut()>::new(poll_woken).into_js_value(),
+            &Closure::<dyn FnMut(JsValue)>::new(poll_threw).into_js_value(),
+        );
     }
     let job: Job = Box::pin(future);
     let slot = FREE.with(|f| f.borrow_mut().pop());
@@ -148,4 +176,38 @@ pub(super) fn spawn(future: impl Future<Output = Result<JsValue, JsValue>> + 'st
     let promise = job_promise(slot);
     wake(slot, generation);
     promise
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use super::spawn;
+    use js_sys::Reflect;
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen_futures::JsFuture;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen(inline_js = "export function boom() { throw new Error('boom'); }")]
+    extern "C" {
+        fn boom();
+    }
+
+    fn text(v: &JsValue, key: &str) -> String {
+        Reflect::get(v, &JsValue::from_str(key)).ok().and_then(|v| v.as_string()).unwrap_or_default()
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_run_whose_poll_throws_rejects_and_the_runs_woken_after_it_go_on() {
+        let thrown = spawn(async {
+            boom();
+            Ok(JsValue::NULL)
+        });
+        let after = spawn(async { Ok(JsValue::from(42)) });
+        let err = JsFuture::from(thrown).await.expect_err("the run rejects, not waits");
+        assert_eq!(text(&err, "code"), "internal");
+        assert!(text(&err, "message").contains("boom"), "{}", text(&err, "message"));
+        assert_eq!(JsFuture::from(after).await.ok().and_then(|v| v.as_f64()), Some(42.0));
+        // The place is given back and reused.
+        let again = spawn(async { Ok(JsValue::from(7)) });
+        assert_eq!(JsFuture::from(again).await.ok().and_then(|v| v.as_f64()), Some(7.0));
+    }
 }
