@@ -3,7 +3,7 @@
 // api.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, symlinkSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, symlinkSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -52,3 +52,12 @@ test('the web build initializes from bytes and behaves like the Node build', asy
 });
 
 /** Every key of every object in `v`, at any depth. */
+
+test('the web build loads two JS modules besides its glue', () => {
+  // Each wasm-bindgen snippet is one more module a browser fetches before the first call. With
+  // five, the headless browser tests hung now and then: wasm-bindgen-test-runner's server
+  // (tiny_http 0.12) can leave a connection unread when more open at once than it has idle
+  // threads. The driver's JS is one module (crates/wasm/src/driver/driver.js).
+  const modules = readdirSync(`${PKG}web/snippets`, { recursive: true }).filter((f) => f.endsWith('.js'));
+  assert.equal(modules.length, 2, modules.join(', '));
+});
