@@ -61,7 +61,7 @@ impl LeanBuilder {
     }
 
     /// Validates the description (format `version`, 0 for the current); the router, or the
-    /// problems as [`problems_text`] writes them (a negative cost's message holds
+    /// problems as `problems_text` writes them (a negative cost's message holds
     /// [`shr_core::graph::NUMBER`] where the JS half writes the cost).
     pub fn finish(
         self,
