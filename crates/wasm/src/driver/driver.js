@@ -95,6 +95,13 @@ class ToolCall {
 function defineOwn(o, key, value) {
   Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
 }
+// `o[key] = value` as an object literal's key would be: defined when `key` is one `o` inherits
+// (a tool named `__proto__`; a setter or a read-only value on a polluted Object.prototype),
+// which an assignment would hand to what is inherited.
+export function set_own(o, key, value) {
+  if (key in Object.prototype) defineOwn(o, key, value);
+  else o[key] = value;
+}
 function wake(c) {
   const slot = c.slot;
   c.slot = -1;
@@ -147,15 +154,8 @@ export function call_tool(tools, ids, ix, attempt, callId, context, results, ms)
   // getter finds its call through a private field (a getter per call cost half a microsecond).
   const input = { tool, attempt, callId };
   Object.defineProperty(input, 'signal', SIGNAL);
-  if (!('context' in Object.prototype || 'results' in Object.prototype)) {
-    input.context = context;
-    input.results = { ...results };
-  } else {
-    // An inherited `context` or `results` (a setter, a read-only value) must not take the
-    // assignment: defined, as an object literal would.
-    defineOwn(input, 'context', context);
-    defineOwn(input, 'results', { ...results });
-  }
+  set_own(input, 'context', context);
+  set_own(input, 'results', { ...results });
   new Stamp(input, c);
   let p;
   try {
@@ -200,13 +200,7 @@ export function call_text(c) {
   return text;
 }
 export function call_keep(c, results) {
-  keep(results, c.tool, c.copy);
-}
-export function keep(results, tool, value) {
-  // A tool may be named `__proto__`, or what a polluted `Object.prototype` has a setter for: the
-  // output is defined, as an object literal's key would be, not assigned to what is inherited.
-  if (tool in Object.prototype) defineOwn(results, tool, value);
-  else results[tool] = value;
+  set_own(results, c.tool, c.copy);
 }
 let crypto = null;
 export function random_uuid() {

@@ -44,8 +44,9 @@ extern "C" {
     pub(super) fn call_text(c: &JsValue) -> String;
     /// `results[tool]` = the copy [`tool_output`] kept, for the call's tool.
     pub(super) fn call_keep(c: &JsValue, results: &JsValue);
-    /// `results[tool]` = `value`, defined as an own key (a tool may be named `__proto__`).
-    pub(super) fn keep(results: &JsValue, tool: &str, value: &JsValue);
+    /// `o[key]` = `value`, defined as an own key when `o` inherits one (a tool may be named
+    /// `__proto__`).
+    pub(super) fn set_own(o: &JsValue, key: &str, value: &JsValue);
     /// `crypto.randomUUID()`, or `None` where there is none.
     pub(super) fn random_uuid() -> Option<String>;
     /// A call that did not reach a tool: its result is the promise given (its timeout armed

@@ -277,7 +277,7 @@ impl Host {
                     // (A listener may take its time: with one, the next step reads the clock.)
                     read = self.opts.on_event.is_none().then_some(now);
                     match (kept, call.phase.call()) {
-                        (Kept::Copy(output), _) => js::keep(&self.results, &call.tool, &output),
+                        (Kept::Copy(output), _) => js::set_own(&self.results, &call.tool, &output),
                         (Kept::InCall, Some(c)) => js::call_keep(c, &self.results),
                         _ => {}
                     }

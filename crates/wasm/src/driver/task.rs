@@ -51,8 +51,8 @@ thread_local! {
     static QUEUED: Cell<bool> = const { Cell::new(false) };
     /// Whether JS has the function that polls.
     static POLL_SET: Cell<bool> = const { Cell::new(false) };
-    /// The run being polled, by (slot, generation): still set when its poll threw.
-    static POLLING: Cell<Option<(u32, u32)>> = const { Cell::new(None) };
+    /// The slot of the run being polled: still set when its poll threw.
+    static POLLING: Cell<Option<u32>> = const { Cell::new(None) };
 }
 
 /// Wakes the run in `slot` while it holds `generation`.
@@ -105,7 +105,7 @@ fn poll_woken() {
             Some((place.job.take()?, place.waker.clone()))
         });
         let Some((mut job, waker)) = taken else { continue };
-        POLLING.with(|p| p.set(Some((slot, generation))));
+        POLLING.with(|p| p.set(Some(slot)));
         let polled = job.as_mut().poll(&mut Context::from_waker(&waker));
         POLLING.with(|p| p.set(None));
         match polled {
@@ -141,7 +141,7 @@ fn settle(slot: u32, result: Result<JsValue, JsValue>) {
 /// not waits forever, and the runs woken after it are polled in the next job. What the poll
 /// held is not dropped (a throw unwinds past Rust's destructors); its wakers are stale.
 fn poll_threw(thrown: JsValue) {
-    if let Some((slot, _)) = POLLING.with(|p| p.take()) {
+    if let Some(slot) = POLLING.with(|p| p.take()) {
         let why = format!("the run's driver threw: {}", message_of(&thrown));
         settle(slot, Err(ShrError::new("internal", why).with("cause", thrown).into_js()));
     }
