@@ -61,3 +61,21 @@ for (const seed of [1, 7, 48]) {
     console.log(`# seed ${seed}: ${JSON.stringify(statuses)} in ${Date.now() - started} ms, ${[...calls.values()].reduce((a, b) => a + b, 0)} calls`);
   });
 }
+
+test('driver: a router freed while 50 runs are out, and 50 runs rejected: all settle, and later runs go on', async () => {
+  // A run keeps what it drives: freeing the router's JS handle ends no run, and a run that
+  // rejects (bad options) gives its place in the executor back like one that resolves.
+  const r = Router.fromJson(refundGraph());
+  const slow = (name) => () => new Promise((resolve) => setTimeout(resolve, 5, { tool: name }));
+  const tools = Object.fromEntries(['crm', 'stripe', 'razorpay', 'email', 'sms'].map((t) => [t, slow(t)]));
+  const out = Array.from({ length: 50 }, () => r.run(null, { tools }));
+  const bad = Promise.allSettled(Array.from({ length: 50 }, () => r.run(null, { tools, timeoutMs: -1 })));
+  r.free();
+  const runs = await Promise.allSettled(out);
+  assert.deepEqual(runs.map((s) => s.status === 'fulfilled' && s.value.outcome.status), Array(50).fill('completed'));
+  const rejected = await bad;
+  assert.deepEqual(rejected.map((s) => s.status === 'rejected' && s.reason.code), Array(50).fill('bad_options'));
+  const next = Router.fromJson(refundGraph());
+  const after = await Promise.all(Array.from({ length: 20 }, () => next.run(null, { tools })));
+  assert.ok(after.every(({ outcome }) => outcome.status === 'completed'));
+});
